@@ -1,0 +1,77 @@
+/*
+ * wgsync protocol state layout, shared verbatim by the host library (C11) and the device
+ * libraries (OpenCL C, CUDA C). The state is one device buffer of 32-bit words that the host
+ * allocates, resets before every launch, and passes to the kernel as an argument (NVIDIA's
+ * OpenCL has no program-scope globals, DESIGN.md "Shape of the system").
+ *
+ * Every word that several work-groups hammer (lock words, poll, count, abort) sits on its own
+ * 128-byte line so that contention on one does not slow the others.
+ */
+#ifndef WGS_LAYOUT_H
+#define WGS_LAYOUT_H
+
+#define WGS_LAYOUT_VERSION 1u
+#define WGS_LINE_WORDS 32u /* 128 bytes */
+
+/* Header lines (word offsets). */
+#define WGS_W_TICKET_NEXT (0u * WGS_LINE_WORDS)  /* ticket lock: next ticket to hand out */
+#define WGS_W_TICKET_SERVE (1u * WGS_LINE_WORDS) /* ticket lock: ticket now served */
+#define WGS_W_SPIN (2u * WGS_LINE_WORDS)         /* spin lock: 0 unlocked, 1 locked */
+#define WGS_W_POLL (3u * WGS_LINE_WORDS)         /* seed 003 Fig. 3 poll_open: 1 open, 0 closed */
+#define WGS_W_COUNT (4u * WGS_LINE_WORDS)        /* seed 003 Fig. 3 count */
+#define WGS_W_ABORT (5u * WGS_LINE_WORDS)        /* checked builds: nonzero once a spin gave up */
+#define WGS_W_CONFIG (6u * WGS_LINE_WORDS)       /* host-written settings, read-only on device */
+#define WGS_W_ERROR (7u * WGS_LINE_WORDS)        /* checked builds: first error report */
+#define WGS_W_ARRAYS (8u * WGS_LINE_WORDS)       /* per-group arrays start here */
+
+/* Config words (offsets from WGS_W_CONFIG). */
+#define WGS_CFG_VERSION 0u
+#define WGS_CFG_LOCK 1u       /* enum wgs_lock value */
+#define WGS_CFG_DELAY 2u      /* lock/unlock rounds between polling and closing (seed 003 §5.4) */
+#define WGS_CFG_MODE 3u       /* WGS_MODE_* */
+#define WGS_CFG_MAX_GROUPS 4u /* capacity of the per-group arrays */
+#define WGS_CFG_LIMIT_LO 5u   /* checked builds: spin bound, low word */
+#define WGS_CFG_LIMIT_HI 6u   /*   (iterations, or nanoseconds where the device has a timer) */
+#define WGS_CFG_TIMED 7u      /* 1: device records protocol timestamps */
+#define WGS_CFG_WAIT_LO 8u    /* closer's wait outside the mutex before closing (wgsync), low */
+#define WGS_CFG_WAIT_HI 9u    /*   (iterations, or nanoseconds where the device has a timer) */
+
+#define WGS_LOCK_KIND_TICKET 0u
+#define WGS_LOCK_KIND_SPIN 1u
+
+#define WGS_MODE_DISCOVER 0u /* run the discovery protocol */
+#define WGS_MODE_ALL 1u      /* every launched group participates, ids native (unsafe; bound search) */
+#define WGS_MODE_FIXED 2u    /* like ALL, for a group count the host knows to be occupant */
+
+/* Error report words (offsets from WGS_W_ERROR). Written once, by the first reporter. */
+#define WGS_ERR_CODE 0u     /* WGS_DEV_ERR_* ; 0 = none */
+#define WGS_ERR_SITE 1u     /* source line of the barrier call */
+#define WGS_ERR_INSTANCE 2u /* how many grid barriers the reporter had passed before this one */
+#define WGS_ERR_ARRIVED 3u  /* groups that had arrived at that instance */
+#define WGS_ERR_EXPECTED 4u /* groups expected */
+#define WGS_ERR_REPORTER 5u /* participating id of the reporting group */
+#define WGS_ERR_MISSING_N 6u
+#define WGS_ERR_MISSING 8u /* up to WGS_ERR_MISSING_MAX participating ids */
+#define WGS_ERR_MISSING_MAX 24u
+
+#define WGS_DEV_ERR_NONE 0u
+#define WGS_DEV_ERR_GRID_BARRIER 1u /* a grid barrier timed out: some groups never arrived */
+#define WGS_DEV_ERR_LOCK 2u         /* the discovery mutex was never granted */
+#define WGS_DEV_ERR_OVERFLOW 3u     /* more groups launched than the state can hold */
+
+/* Per-group arrays, each max_groups words long, in this order. */
+#define WGS_A_MAP 0u    /* seed 003 Fig. 3 M: participating id, or WGS_NOT_PARTICIPATING */
+#define WGS_A_FLAG 1u   /* seed 003 Fig. 2 XF barrier flags */
+#define WGS_A_EPOCH 2u  /* checked builds: grid barrier instances each group has entered */
+#define WGS_A_TIME 3u   /* 4 words per group: protocol start lo/hi, end lo/hi (ns) */
+#define WGS_A_WORDS(g) (7u * (g))
+
+#define WGS_NOT_PARTICIPATING 0xffffffffu
+
+#define WGS_OFF_MAP(g) (WGS_W_ARRAYS)
+#define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))
+#define WGS_OFF_EPOCH(g) (WGS_W_ARRAYS + 2u * (g))
+#define WGS_OFF_TIME(g) (WGS_W_ARRAYS + 3u * (g))
+#define WGS_STATE_WORDS(g) (WGS_W_ARRAYS + WGS_A_WORDS(g))
+
+#endif

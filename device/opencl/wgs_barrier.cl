@@ -1,0 +1,93 @@
+/*
+ * wgsync device library, part 3: the grid barrier among participating groups — the XF barrier
+ * of seed 003 §2.2 (Fig. 2) made correct as in §4.2.
+ *
+ * Group 0 is the master; its work-items share the slaves between them (work-item l manages
+ * slaves l+1, l+1+L, ...), so any number of groups works with any work-group size.
+ *
+ * Ordering (the four cases of §4.4):
+ *  - slave -> master: the slave's work-group barrier (global fence) orders all its work-items'
+ *    writes before the representative's device-scope RELEASE store flag=1; the master work-item's
+ *    device-scope ACQUIRE load that reads 1 synchronises with it; the master's work-group barrier
+ *    extends that to every master work-item.
+ *  - master -> slave: every master work-item's writes precede the master work-group barrier,
+ *    which precedes the RELEASE store flag=0; the slave representative's ACQUIRE load reading 0
+ *    synchronises with it; the slave's closing work-group barrier extends it to the group.
+ *  - slave -> slave: the two chains above compose through the master.
+ *  - same group: the work-group barriers.
+ * Dropping any one of these (a relaxed store, a relaxed load, a barrier without the global
+ * fence) breaks one chain; tests/kernels/mp.cl is the message-passing test that checks them.
+ *
+ * Reuse without reset races: the master resets a flag to 0 only after reading 1, and the slave
+ * writes 1 again only after reading that 0, so instance k+1 can never see instance k's value.
+ */
+
+WGS_FN void wgs__report_grid(const wgs_env *env, uint site)
+{
+  wgs_word_ptr s = env->s;
+  wgs_word_ptr err = s + WGS_W_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_GRID_BARRIER) != 0u)
+    return; /* somebody reported first */
+  wgs_word_ptr epoch = s + WGS_OFF_EPOCH(env->max_groups);
+  uint want = env->instance + 1u, arrived = 0u, missing = 0u;
+  for (uint g = 0u; g < env->num_groups; ++g) {
+    if (wgs__ld_rlx(&epoch[g]) >= want) {
+      arrived++;
+    } else {
+      if (missing < WGS_ERR_MISSING_MAX)
+        wgs__st_rlx(&err[WGS_ERR_MISSING + missing], g);
+      missing++;
+    }
+  }
+  wgs__st_rlx(&err[WGS_ERR_SITE], site);
+  wgs__st_rlx(&err[WGS_ERR_INSTANCE], env->instance);
+  wgs__st_rlx(&err[WGS_ERR_ARRIVED], arrived);
+  wgs__st_rlx(&err[WGS_ERR_EXPECTED], env->num_groups);
+  wgs__st_rlx(&err[WGS_ERR_REPORTER], env->group_id);
+  wgs__st_rlx(&err[WGS_ERR_MISSING_N], missing);
+}
+
+/* Spin until *p != v (want_change) or *p == v; acquire on the exit read. */
+WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site)
+{
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  while (wgs__ld_acq(p) == v) {
+    int why = wgs__spin_gave_up(env->s, &sp);
+    if (why) {
+      if (why == WGS__TIMED_OUT)
+        wgs__report_grid(env, site);
+      break;
+    }
+  }
+}
+
+WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
+{
+  wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
+  uint n = env->num_groups, id = env->group_id, lid = env->local_id, L = env->local_size;
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  /* Arrival record, read only by a reporter to name who is missing. */
+  if (lid == 0u)
+    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + id, env->instance + 1u);
+#endif
+  if (id == 0u) {
+    for (uint g = lid + 1u; g < n; g += L) /* Fig. 2(a) line 2: wait for slave g */
+      wgs__wait_flag(env, &flag[g], 0u, site);
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* line 5 */
+    for (uint g = lid + 1u; g < n; g += L)                /* line 8: release slave g */
+      wgs__st_rel(&flag[g], 0u);
+  } else {
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* Fig. 2(b) line 1 */
+    if (lid == 0u) {
+      wgs__st_rel(&flag[id], 1u);                /* line 3: arrive */
+      wgs__wait_flag(env, &flag[id], 1u, site);  /* line 4: wait for release */
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* line 6 */
+  }
+  env->instance++;
+}
+
+/* Grid barrier among the participating groups of env; every work-item of every participating
+ * group must call it the same number of times (seed 003 §4.3). */
+#define wgs_grid_barrier(env) wgs__grid_barrier((env), (uint)__LINE__)

@@ -1,0 +1,191 @@
+/*
+ * wgsync device library, part 2: occupancy discovery and the participating-group environment
+ * (seed 003 §3, Fig. 3 and Table 2), with the ticket lock and spin lock of §5.1 and the delay
+ * heuristic of §5.4.
+ *
+ * One representative work-item per group (local id 0) runs the protocol; the result reaches the
+ * rest of the group through the map M in global memory and a work-group barrier with a global
+ * fence. No other work-item of the group ever spins (PoCL runs them one after another).
+ *
+ * The four properties of §3.2 hold because this is Fig. 3 unchanged:
+ *  - at least one participant: the poll starts open, so the first group to take the mutex polls;
+ *  - consistent count: count changes only under the mutex while the poll is open, the poll never
+ *    reopens, and a group returns PARTICIPATING only after the poll is closed;
+ *  - contiguous unique ids: each participant records the value of count it incremented;
+ *  - simultaneous occupancy: a participant polled before any group finished the protocol.
+ */
+
+typedef struct {
+  wgs_word_ptr s;     /* protocol state */
+  uint max_groups;    /* capacity of the per-group arrays */
+  uint group_id;      /* participating group id (Table 2, p_get_group_id) */
+  uint num_groups;    /* participating group count (Table 2, p_get_num_groups) */
+  uint local_id;      /* get_local_id(0) */
+  uint local_size;    /* get_local_size(0) */
+  uint instance;      /* grid barriers this group has passed (checked builds name them) */
+  uint participating; /* 1 when this group takes part */
+} wgs_env;
+
+/* Mutex of Fig. 3. Returns 1 when held, 0 when a checked spin gave up. */
+WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket)
+{
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  int held = 1;
+  if (kind == WGS_LOCK_KIND_SPIN) {
+    /* Test-and-set; acquire so that the critical section sees the last holder's writes. */
+    while (wgs__xchg_acq(&s[WGS_W_SPIN], 1u) != 0u) {
+      if (wgs__spin_gave_up(s, &sp)) {
+        held = 0;
+        break;
+      }
+    }
+  } else {
+    /* Ticket lock: taking a ticket needs no ordering; the acquire load of the served ticket,
+     * which reads the previous holder's release store, is what orders the critical section. */
+    *ticket = wgs__add_rlx(&s[WGS_W_TICKET_NEXT], 1u);
+    while (wgs__ld_acq(&s[WGS_W_TICKET_SERVE]) != *ticket) {
+      if (wgs__spin_gave_up(s, &sp)) {
+        held = 0;
+        break;
+      }
+    }
+  }
+  return held;
+}
+
+WGS_FN void wgs__unlock(wgs_word_ptr s, uint kind, uint ticket)
+{
+  /* Release: the next holder's acquire sees everything done under the mutex. */
+  if (kind == WGS_LOCK_KIND_SPIN)
+    wgs__st_rel(&s[WGS_W_SPIN], 0u);
+  else
+    wgs__st_rel(&s[WGS_W_TICKET_SERVE], ticket + 1u);
+}
+
+WGS_FN void wgs__report_lock(wgs_word_ptr s, uint group)
+{
+  if (wgs__cas_rlx(&s[WGS_W_ERROR + WGS_ERR_CODE], 0u, WGS_DEV_ERR_LOCK) == 0u)
+    wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
+}
+
+/* Fig. 3 for the representative work-item. Returns the participating id or
+ * WGS_NOT_PARTICIPATING. Never returns early: every path ends at the bottom. */
+WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
+{
+  uint kind = s[WGS_W_CONFIG + WGS_CFG_LOCK];
+  uint delay = s[WGS_W_CONFIG + WGS_CFG_DELAY];
+  uint ticket = 0u;
+  uint id = WGS_NOT_PARTICIPATING;
+  ulong t0 = wgs__timer_ns();
+
+  /* Polling phase (lines 1-9). Accesses under the mutex may be relaxed: the mutex orders them. */
+  if (wgs__lock(s, kind, &ticket)) {
+    if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u) {
+      id = wgs__ld_rlx(&s[WGS_W_COUNT]);
+      wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
+    }
+    wgs__unlock(s, kind, ticket);
+  } else {
+    wgs__report_lock(s, group);
+  }
+
+  if (id != WGS_NOT_PARTICIPATING) {
+    /* §5.4 delay: lock/unlock rounds that let queued groups poll before this one closes. */
+    for (uint d = 0u; d < delay; ++d) {
+      if (!wgs__lock(s, kind, &ticket)) {
+        wgs__report_lock(s, group);
+        break;
+      }
+      wgs__unlock(s, kind, ticket);
+    }
+    /* wgsync's close wait: spin outside the mutex for a host-given time (nanoseconds on devices
+     * with a clock, calibrated iterations elsewhere) so that groups whose worker started late can
+     * still poll. Unlike the lock rounds above it needs no lock hand-off, which on a CPU with more
+     * worker threads than cores costs a context switch each. Only the closer's timing changes,
+     * so the four properties of §3.2 are untouched. */
+    ulong wait = ((ulong)s[WGS_W_CONFIG + WGS_CFG_WAIT_HI] << 32) | s[WGS_W_CONFIG + WGS_CFG_WAIT_LO];
+    if (wait != 0u) {
+      ulong w0 = wgs__timer_ns();
+      for (ulong i = 0u;; ++i) {
+        if (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 >= wait) : (i >= wait))
+          break;
+        if (wgs__ld_acq(&s[WGS_W_POLL]) == 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u)
+          break; /* somebody closed already: waiting longer cannot add participants */
+      }
+    }
+    /* Closing phase (lines 11-15). */
+    if (wgs__lock(s, kind, &ticket)) {
+      if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u)
+        wgs__st_rlx(&s[WGS_W_POLL], 0u);
+      wgs__unlock(s, kind, ticket);
+    } else {
+      wgs__report_lock(s, group);
+    }
+    if (s[WGS_W_CONFIG + WGS_CFG_TIMED] != 0u) {
+      uint mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
+      wgs_word_ptr t = s + WGS_OFF_TIME(mg) + 4u * group;
+      ulong t1 = wgs__timer_ns();
+      t[0] = (uint)t0;
+      t[1] = (uint)(t0 >> 32);
+      t[2] = (uint)t1;
+      t[3] = (uint)(t1 >> 32);
+    }
+  }
+  return id;
+}
+
+/*
+ * wgs_discover: must be called by every work-item of every group, first thing in the kernel
+ * and outside any condition. Fills *env and returns 1 when this group participates, 0 when it
+ * must leave (the same answer for the whole group). Launch 1-D NDRanges.
+ *
+ * With the host's WGS_MODE_ALL / WGS_MODE_FIXED every launched group participates with its
+ * native ids (the unsafe search of §5.1, and the hard-coded occupancy of §5.3).
+ */
+WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
+{
+  wgs_word_ptr s = (wgs_word_ptr)state;
+  uint group = (uint)get_group_id(0);
+  uint mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
+  uint mode = s[WGS_W_CONFIG + WGS_CFG_MODE];
+  wgs_word_ptr map = s + WGS_OFF_MAP(mg);
+
+  env->s = s;
+  env->max_groups = mg;
+  env->local_id = (uint)get_local_id(0);
+  env->local_size = (uint)get_local_size(0);
+  env->instance = 0u;
+
+  if (mode != WGS_MODE_DISCOVER) {
+    env->group_id = group;
+    env->num_groups = (uint)get_num_groups(0);
+    env->participating = env->num_groups <= mg;
+    return (int)env->participating;
+  }
+
+  if (env->local_id == 0u)
+    wgs__st_rlx(&map[min(group, mg - 1u)], group < mg ? wgs__poll(s, group) : WGS_NOT_PARTICIPATING);
+  /* The global fence makes the representative's M entry visible to its group. */
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  uint id = group < mg ? wgs__ld_rlx(&map[group]) : WGS_NOT_PARTICIPATING;
+
+  env->participating = id != WGS_NOT_PARTICIPATING;
+  env->group_id = env->participating ? id : 0u;
+  /* A participant's representative closed the poll, or saw it closed, under the mutex after
+   * every increment; the barrier carries that to its group, so this load sees the final count. */
+  env->num_groups = env->participating ? wgs__ld_rlx(&s[WGS_W_COUNT]) : 0u;
+  return (int)env->participating;
+}
+
+/* Table 2: the participating-group environment. */
+WGS_FN uint wgs_get_group_id(const wgs_env *env) { return env->group_id; }
+WGS_FN uint wgs_get_num_groups(const wgs_env *env) { return env->num_groups; }
+WGS_FN size_t wgs_get_global_id(const wgs_env *env)
+{
+  return (size_t)env->group_id * env->local_size + env->local_id;
+}
+WGS_FN size_t wgs_get_global_size(const wgs_env *env)
+{
+  return (size_t)env->num_groups * env->local_size;
+}

@@ -1,0 +1,258 @@
+/*
+ * wgsync — barriers for GPU kernels, portably and without deadlock.
+ *
+ * The host API: open a device, build a program with the wgsync device library included, and
+ * launch a kernel persistently — over-provisioned, with the occupancy discovery protocol of
+ * "Portable Inter-workgroup Barrier Synchronisation for GPUs" (OOPSLA 2016, seed 003) deciding
+ * which groups take part. Every call returns a status (0 or a negative WGS_E* value);
+ * wgs_strerror() names it and wgs_last_error() says what exactly went wrong (which argument,
+ * which limit, the build log). The library prints nothing and never ends the process.
+ *
+ * Backend interop (cl_context, cl_kernel, ...) lives in wgsync_opencl.h.
+ */
+#ifndef WGSYNC_H
+#define WGSYNC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define WGS_VERSION_STRING "0.1.0"
+
+/* XX(name, value, message) */
+#define WGS_STATUS_MAP(XX)                                                                   \
+  XX(OK, 0, "success")                                                                       \
+  XX(EINVAL, -1, "invalid argument")                                                         \
+  XX(ENOMEM, -2, "out of host memory")                                                       \
+  XX(ENODEV, -3, "no such device")                                                           \
+  XX(EBACKEND, -4, "backend call failed")                                                    \
+  XX(EBUILD, -5, "program build failed")                                                     \
+  XX(ENOKERNEL, -6, "no kernel of that name in the program")                                \
+  XX(ELIMIT, -7, "a device limit was exceeded")                                              \
+  XX(EDEADLOCK, -8, "a barrier was not reached by every group (deadlock caught)")            \
+  XX(ELOCK, -9, "the discovery mutex was never granted (deadlock caught)")                   \
+  XX(EUNSUPPORTED, -10, "not supported by this device or build")                            \
+  XX(EIO, -11, "could not read a file")                                                      \
+  XX(EMISMATCH, -12, "a barrier let a stale value through (memory ordering violated)")
+
+typedef enum {
+#define WGS__STATUS_ENUM(name, value, msg) WGS_##name = (value),
+  WGS_STATUS_MAP(WGS__STATUS_ENUM)
+#undef WGS__STATUS_ENUM
+} wgs_status;
+
+/* "invalid argument" etc.; never NULL. */
+const char *wgs_strerror(int status);
+/* "WGS_EINVAL" etc.; never NULL. */
+const char *wgs_status_name(int status);
+/* Detail of the last failed call on this thread ("" if none). Valid until the next call. */
+const char *wgs_last_error(void);
+
+/* ---- devices ---------------------------------------------------------------------------- */
+
+typedef struct wgs_device wgs_device_t;
+
+typedef enum {
+  WGS_BACKEND_OPENCL = 0,
+} wgs_backend;
+
+/* How cross-group memory ordering is implemented on a device (device/opencl/wgs_atomics.cl). */
+typedef enum {
+  WGS_ATOMICS_C11 = 0,   /* OpenCL C 2.0/3.0 acquire/release at device scope */
+  WGS_ATOMICS_PTX = 1,   /* NVIDIA: ld.acquire.gpu / st.release.gpu / fence.acq_rel.gpu */
+  WGS_ATOMICS_FENCE = 2, /* OpenCL 1.2 atomics + mem_fence: best effort */
+} wgs_atomics;
+
+typedef struct {
+  wgs_backend backend;
+  int platform_index, device_index; /* -1 for a wrapped device */
+  char platform_name[128];
+  char name[256];
+  char vendor[128];
+  char driver_version[128];
+  char device_version[128];  /* "OpenCL 3.0 ..." */
+  char c_version[64];        /* highest OpenCL C version the device builds */
+  int is_gpu, is_cpu;
+  unsigned compute_units;
+  size_t max_work_group_size;
+  uint64_t local_mem_bytes;
+  uint64_t global_mem_bytes;
+  wgs_atomics atomics;       /* the layer wgsync builds programs with */
+  int has_acq_rel;           /* __opencl_c_atomic_order_acq_rel (or OpenCL C 2.x) */
+  int has_scope_device;      /* __opencl_c_atomic_scope_device (or OpenCL C 2.x) */
+  int has_split_barrier;     /* cl_intel_split_work_group_barrier */
+  int has_timer;             /* device-side clock: protocol times measured on device */
+  unsigned occupancy_hint;   /* upper estimate of groups that can be occupant, per group of
+                                256 work-items; used only to size over-provisioned launches */
+} wgs_device_info;
+
+/* Which device to open. Zero-initialise, then set what you need; see wgs_device_open. */
+typedef struct {
+  int platform; /* -1: any */
+  int device;   /* -1: any (index within the platform, or overall when platform is -1) */
+  const char *name; /* substring of "platform device vendor", case-insensitive; NULL: any */
+} wgs_device_select;
+
+/* Opens a device with its own context and (profiling) queue.
+ * sel NULL, or every field unset (platform = device = -1, name NULL), means: the environment
+ * variable WGSYNC_DEVICE if set ("P:D" indices or a name substring), else the first GPU, else
+ * the first device. Returns WGS_ENODEV naming what was asked when nothing matches. */
+int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out);
+void wgs_device_close(wgs_device_t *dev);
+int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out);
+
+/* Every device of every platform, for listing. *count receives the number written (<= cap). */
+int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count);
+
+/* ---- programs --------------------------------------------------------------------------- */
+
+typedef struct wgs_program wgs_program_t;
+typedef struct wgs_kernel wgs_kernel_t;
+
+enum {
+  WGS_BUILD_CHECKED = 1u << 0, /* bounded spins; unreached barriers are reported, not hung */
+};
+
+/* Builds source with the wgsync device library in front of it (so the source can call
+ * wgs_discover, wgs_grid_barrier, ...). options are appended to wgsync's own (-cl-std=...).
+ * On WGS_EBUILD, wgs_last_error() holds the build log (user source lines numbered from 1). */
+int wgs_program_build(wgs_device_t *dev, const char *source, const char *options, unsigned flags,
+                      wgs_program_t **out);
+void wgs_program_release(wgs_program_t *prog);
+/* The last build log (may be empty); owned by the program. */
+const char *wgs_program_build_log(const wgs_program_t *prog);
+
+int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out);
+void wgs_kernel_release(wgs_kernel_t *k);
+/* Same as clSetKernelArg; for a buffer pass &cl_mem. value NULL with size > 0 sets local memory. */
+int wgs_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value);
+
+/* Device buffers, for kernels' data. */
+typedef struct wgs_buffer wgs_buffer_t;
+int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out);
+void wgs_buffer_release(wgs_buffer_t *buf);
+int wgs_buffer_write(wgs_buffer_t *buf, size_t offset, size_t bytes, const void *src);
+int wgs_buffer_read(wgs_buffer_t *buf, size_t offset, size_t bytes, void *dst);
+int wgs_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *buf);
+
+/* ---- protocol state and persistent launch ----------------------------------------------- */
+
+typedef struct wgs_state wgs_state_t;
+
+/* Device buffer holding the protocol's variables for up to max_groups launched groups. */
+int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
+void wgs_state_release(wgs_state_t *st);
+
+typedef enum {
+  WGS_LOCK_TICKET = 0, /* fair: the paper's choice, near 100% recall */
+  WGS_LOCK_SPIN = 1,   /* unfair test-and-set, for comparison (seed 003 Table 3) */
+} wgs_lock;
+
+typedef enum {
+  WGS_DISCOVERY_PROTOCOL = 0, /* participants found by the protocol (the portable default) */
+  WGS_DISCOVERY_ALL = 1,      /* every launched group takes part: UNSAFE beyond the occupancy
+                                 bound; what the bound search probes with (checked builds) */
+  WGS_DISCOVERY_FIXED = 2,    /* every launched group takes part, for a count the caller knows
+                                 to be occupant (seed 003 §5.3 "specialised") */
+} wgs_discovery;
+
+typedef struct {
+  size_t local_size;        /* work-items per group; 0: 256 capped at the kernel's maximum */
+  uint32_t groups;          /* groups to launch; 0: over-provisioned default */
+  unsigned state_arg;       /* kernel argument index that receives the state buffer */
+  wgs_lock lock;
+  uint32_t delay;           /* lock/unlock rounds between polling and closing (seed 003 §5.4) */
+  double close_wait_us;     /* time each participant waits, outside the mutex, before closing
+                               the poll (wgsync; lets late-starting groups poll). < 0: the device
+                               default (0 on GPUs; a few ms on CPUs, whose worker threads wake
+                               late); 0: none, the protocol exactly as Fig. 3 */
+  wgs_discovery discovery;
+  double timeout_ms;        /* checked builds: how long one spin may wait; 0: default */
+} wgs_launch_config;
+
+typedef struct {
+  uint32_t launched;       /* groups launched */
+  uint32_t participants;   /* groups that took part */
+  double protocol_us;      /* first group's start to last participant's exit, measured on the
+                              device; -1 where the device has no clock */
+  double kernel_us;        /* whole kernel, from profiling events; -1 if unavailable */
+  /* Filled on WGS_EDEADLOCK / WGS_ELOCK (checked builds). */
+  uint32_t err_site;       /* source line of the barrier call in the user's program */
+  uint32_t err_instance;   /* how many grid barriers had been passed before it */
+  uint32_t err_arrived, err_expected;
+  uint32_t err_missing_count;
+  uint32_t err_missing[24]; /* participating ids that never arrived (first 24) */
+} wgs_launch_result;
+
+void wgs_launch_config_init(wgs_launch_config *cfg);
+
+/* Resets the state, binds it to argument cfg->state_arg, launches, waits, and reports.
+ * Returns WGS_EDEADLOCK (with the report in *res and wgs_last_error) when a checked build
+ * caught a barrier that some groups never reached. res may be NULL. */
+int wgs_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
+               wgs_launch_result *res);
+
+/* Over-provisioned group count wgs_launch uses when cfg->groups is 0. */
+uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size);
+
+/* ---- occupancy tools (the microbenchmarks of seed 003 §5.1) ----------------------------- */
+
+typedef struct {
+  size_t local_size;
+  size_t local_mem_bytes; /* dynamic local memory each group allocates (>= 1) */
+  wgs_lock lock;
+  uint32_t delay;
+  double close_wait_us;   /* as in wgs_launch_config */
+  uint32_t groups;        /* 0: over-provisioned default */
+  double timeout_ms;      /* 0: default */
+} wgs_occupancy_config;
+
+/* One run of the discovery microbenchmark: discovery, then one grid barrier among the
+ * participants (checked build, so a wrong answer is an error, not a hang). */
+int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg,
+                           wgs_launch_result *res);
+
+/* The unsafe search of §5.1: the largest N such that a grid barrier over N launched groups
+ * (discovery off) completes while N+1 is caught as a deadlock. probe(n, ok) is called after each
+ * probe when non-NULL (progress). */
+int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                        void (*probe)(void *user, uint32_t groups, int ok), void *user,
+                        uint32_t *bound);
+
+/* Grid-barrier self-test: `rounds` grid barriers with a message-passing check across each
+ * (every work-item checks values another group wrote before the same barrier). Returns
+ * WGS_EMISMATCH with the first stale read in *res when the barrier failed to order them. */
+typedef struct {
+  size_t local_size;  /* 0: 256 capped at the kernel's maximum */
+  uint32_t groups;    /* 0: over-provisioned default */
+  uint32_t rounds;    /* 0: 1000 */
+  wgs_lock lock;
+  uint32_t delay;
+  double close_wait_us;
+  wgs_discovery discovery;
+  double timeout_ms;
+  int unchecked;      /* 1: run the unchecked (production) build of the barrier */
+} wgs_selftest_config;
+
+typedef struct {
+  wgs_launch_result launch;
+  uint32_t rounds;
+  uint32_t mismatches;     /* stale reads seen */
+  uint32_t groups_done;    /* participating groups that finished every round */
+  uint32_t first_round, first_reader, first_source, first_word, first_expected, first_got;
+} wgs_selftest_result;
+
+int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
+                         wgs_selftest_result *res);
+
+/* Device lib source that wgs_program_build puts in front of user code (for users who build
+ * their own programs: see wgsync_opencl.h). */
+const char *wgs_device_library_source(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

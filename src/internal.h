@@ -1,0 +1,32 @@
+/*
+ * Backend-neutral internals: error reporting shared by every module.
+ */
+#ifndef WGS_INTERNAL_H
+#define WGS_INTERNAL_H
+
+#include "wgsync.h"
+
+#if defined(__GNUC__)
+#define WGS__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define WGS__PRINTF(a, b)
+#endif
+
+/* Records the detail message for wgs_last_error() and returns status. */
+int wgs__fail(int status, const char *fmt, ...) WGS__PRINTF(2, 3);
+/* Appends to the current detail message (e.g. a build log). */
+void wgs__fail_append(const char *text);
+void wgs__clear_error(void);
+
+/* NULL-argument check with a message that names the argument and the function. */
+#define WGS__REQUIRE(ptr)                                                                    \
+  do {                                                                                       \
+    if ((ptr) == NULL)                                                                       \
+      return wgs__fail(WGS_EINVAL, "%s: argument '%s' is NULL", __func__, #ptr);             \
+  } while (0)
+
+/* Sources embedded at build time (cmake/embed.cmake). */
+extern const char wgs__device_lib_source[];
+extern const char wgs__tools_source[];
+
+#endif

@@ -1,0 +1,236 @@
+/*
+ * Occupancy tools built on the public API: the microbenchmark of seed 003 §5.1 (discovery,
+ * then a grid barrier among the participants), the unsafe search for the occupancy bound (a
+ * barrier over every launched group, discovery off, each probe bounded by the checked build so
+ * that a deadlock is a result, not a hang), and the grid-barrier message-passing self-test.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "opencl/cl_internal.h"
+
+static int micro_kernel(wgs_device_t *dev, int checked, wgs_kernel_t **k)
+{
+  wgs_program_t *prog;
+  int rc = wgs__tools_program(dev, checked, &prog);
+  if (rc != WGS_OK)
+    return rc;
+  return wgs_kernel_create(prog, "wgs_micro", k);
+}
+
+static int check_occ_cfg(const wgs_device_t *dev, const wgs_occupancy_config *cfg)
+{
+  if (cfg->local_mem_bytes > dev->info.local_mem_bytes)
+    return wgs__fail(WGS_ELIMIT, "local memory of %zu bytes per group exceeds the device's %llu "
+                                 "bytes on '%s'",
+                     cfg->local_mem_bytes, (unsigned long long)dev->info.local_mem_bytes,
+                     dev->info.name);
+  return WGS_OK;
+}
+
+/* One microbenchmark launch: groups, discovery mode, barrier on/off. */
+static int micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
+                     wgs_discovery disc, int do_barrier, wgs_launch_result *res, uint32_t *out_map)
+{
+  wgs_kernel_t *k = NULL;
+  wgs_state_t *st = NULL;
+  wgs_buffer_t *out = NULL;
+  int rc = micro_kernel(dev, 1, &k);
+  if (rc == WGS_OK)
+    rc = wgs_state_create(dev, groups, &st);
+  if (rc == WGS_OK)
+    rc = wgs_buffer_create(dev, (size_t)groups * 2 * sizeof(uint32_t), &out);
+  size_t lmem = cfg->local_mem_bytes ? cfg->local_mem_bytes : 1;
+  uint32_t words = (uint32_t)(lmem / sizeof(uint32_t)), barrier = do_barrier ? 1u : 0u;
+  if (rc == WGS_OK) {
+    uint32_t *init = malloc((size_t)groups * 2 * sizeof *init);
+    if (!init)
+      rc = wgs__fail(WGS_ENOMEM, "out of memory");
+    else {
+      memset(init, 0xff, (size_t)groups * 2 * sizeof *init); /* poison: unwritten slots show */
+      rc = wgs_buffer_write(out, 0, (size_t)groups * 2 * sizeof *init, init);
+      free(init);
+    }
+  }
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 1, lmem, NULL);
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 2, sizeof words, &words);
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 3, sizeof barrier, &barrier);
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 4, out);
+  if (rc == WGS_OK) {
+    wgs_launch_config lc;
+    wgs_launch_config_init(&lc);
+    lc.local_size = cfg->local_size;
+    lc.groups = groups;
+    lc.lock = cfg->lock;
+    lc.delay = cfg->delay;
+    lc.close_wait_us = cfg->close_wait_us;
+    lc.discovery = disc;
+    lc.timeout_ms = cfg->timeout_ms;
+    rc = wgs_launch(st, k, &lc, res);
+  }
+  if (rc == WGS_OK && out_map)
+    rc = wgs_buffer_read(out, 0, (size_t)groups * 2 * sizeof(uint32_t), out_map);
+  wgs_buffer_release(out);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  return rc;
+}
+
+int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg,
+                           wgs_launch_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  int rc = check_occ_cfg(dev, cfg);
+  if (rc != WGS_OK)
+    return rc;
+  uint32_t groups = cfg->groups ? cfg->groups : wgs_default_groups(dev, cfg->local_size);
+  return micro_run(dev, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res, NULL);
+}
+
+/* Probe: 1 when a barrier over n groups completed, 0 when it was caught as a deadlock. */
+static int probe(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t n, int *ok)
+{
+  wgs_launch_result r;
+  int rc = micro_run(dev, cfg, n, WGS_DISCOVERY_ALL, 1, &r, NULL);
+  if (rc == WGS_OK) {
+    *ok = 1;
+    return WGS_OK;
+  }
+  if (rc == WGS_EDEADLOCK) {
+    *ok = 0;
+    return WGS_OK;
+  }
+  return rc;
+}
+
+int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                        void (*cb)(void *user, uint32_t groups, int ok), void *user,
+                        uint32_t *bound)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(bound);
+  int rc = check_occ_cfg(dev, cfg);
+  if (rc != WGS_OK)
+    return rc;
+  if (limit == 0)
+    limit = 4 * wgs_default_groups(dev, cfg->local_size);
+  *bound = 0;
+  /* Grow from the compute-unit count until a probe deadlocks, then bisect (lo ok, hi not). */
+  uint32_t lo = 0, hi = 0, n = dev->info.compute_units ? dev->info.compute_units : 1;
+  if (n > limit)
+    n = limit;
+  for (;;) {
+    int ok = 0;
+    if ((rc = probe(dev, cfg, n, &ok)) != WGS_OK)
+      return rc;
+    if (cb)
+      cb(user, n, ok);
+    if (!ok) {
+      hi = n;
+      break;
+    }
+    lo = n;
+    if (n >= limit)
+      return wgs__fail(WGS_ELIMIT, "no deadlock up to the search limit of %u groups: the "
+                                   "occupancy bound is at least %u", limit, limit);
+    n = n * 2 > limit ? limit : n * 2;
+  }
+  if (lo == 0) { /* even the first probe deadlocked: search below it */
+    n = 1;
+    int ok = 0;
+    if ((rc = probe(dev, cfg, 1, &ok)) != WGS_OK)
+      return rc;
+    if (cb)
+      cb(user, 1, ok);
+    if (!ok)
+      return wgs__fail(WGS_EDEADLOCK, "a grid barrier over a single group deadlocked: %s",
+                       "the spin limit is too short for this device");
+    lo = 1;
+  }
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    int ok = 0;
+    if ((rc = probe(dev, cfg, mid, &ok)) != WGS_OK)
+      return rc;
+    if (cb)
+      cb(user, mid, ok);
+    if (ok)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *bound = lo;
+  return WGS_OK;
+}
+
+int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
+                         wgs_selftest_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  memset(res, 0, sizeof *res);
+  wgs_program_t *prog;
+  wgs_kernel_t *k = NULL;
+  wgs_state_t *st = NULL;
+  wgs_buffer_t *data = NULL, *report = NULL;
+  size_t local = cfg->local_size ? cfg->local_size : 256;
+  if (local > dev->info.max_work_group_size)
+    local = cfg->local_size ? local : dev->info.max_work_group_size;
+  uint32_t groups = cfg->groups ? cfg->groups : wgs_default_groups(dev, local);
+  uint32_t rounds = cfg->rounds ? cfg->rounds : 1000;
+  uint32_t rep[8] = {0};
+  int rc = wgs__tools_program(dev, !cfg->unchecked, &prog);
+  if (rc == WGS_OK) rc = wgs_kernel_create(prog, "wgs_mp", &k);
+  if (rc == WGS_OK) rc = wgs_state_create(dev, groups, &st);
+  if (rc == WGS_OK) rc = wgs_buffer_create(dev, 2 * (size_t)groups * local * 4 * sizeof(uint32_t), &data);
+  if (rc == WGS_OK) rc = wgs_buffer_create(dev, sizeof rep, &report);
+  if (rc == WGS_OK) rc = wgs_buffer_write(report, 0, sizeof rep, rep);
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 1, data);
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds);
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 3, report);
+  if (rc == WGS_OK) {
+    wgs_launch_config lc;
+    wgs_launch_config_init(&lc);
+    lc.local_size = local;
+    lc.groups = groups;
+    lc.lock = cfg->lock;
+    lc.delay = cfg->delay;
+    lc.close_wait_us = cfg->close_wait_us;
+    lc.discovery = cfg->discovery;
+    lc.timeout_ms = cfg->timeout_ms;
+    rc = wgs_launch(st, k, &lc, &res->launch);
+  }
+  if (rc == WGS_OK)
+    rc = wgs_buffer_read(report, 0, sizeof rep, rep);
+  if (rc == WGS_OK) {
+    res->rounds = rounds;
+    res->mismatches = rep[0];
+    res->first_round = rep[1];
+    res->first_reader = rep[2];
+    res->first_source = rep[3];
+    res->first_word = rep[4];
+    res->first_expected = rep[5];
+    res->first_got = rep[6];
+    res->groups_done = rep[7];
+    if (res->mismatches)
+      rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u stale reads in %u rounds over %u "
+                                    "groups; first: round %u, work-item %u read word %u of "
+                                    "work-item %u: expected 0x%08x, got 0x%08x",
+                     res->mismatches, rounds, res->launch.participants, res->first_round,
+                     res->first_reader, res->first_word, res->first_source, res->first_expected,
+                     res->first_got);
+    else if (res->groups_done != res->launch.participants)
+      rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u participating groups "
+                                    "finished", res->groups_done, res->launch.participants);
+  }
+  wgs_buffer_release(report);
+  wgs_buffer_release(data);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  return rc;
+}

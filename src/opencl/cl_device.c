@@ -1,0 +1,426 @@
+/*
+ * OpenCL backend: finding, describing, opening and wrapping devices, and choosing how
+ * cross-group ordering is built on each (the atomics layer of device/opencl/wgs_atomics.cl).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_internal.h"
+
+#define MAX_PLATFORMS 16
+#define MAX_DEVICES 64
+
+static void get_str(cl_device_id d, cl_device_info what, char *buf, size_t cap)
+{
+  buf[0] = '\0';
+  if (clGetDeviceInfo(d, what, cap, buf, NULL) != CL_SUCCESS)
+    buf[0] = '\0';
+  buf[cap - 1] = '\0';
+}
+
+static int version_at_least(const char *v, int major, int minor)
+{
+  int ma = 0, mi = 0;
+  const char *p = v;
+  while (*p && !isdigit((unsigned char)*p))
+    p++;
+  if (sscanf(p, "%d.%d", &ma, &mi) != 2)
+    return 0;
+  return ma > major || (ma == major && mi >= minor);
+}
+
+static int contains_ci(const char *hay, const char *needle)
+{
+  size_t n = strlen(needle);
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] && tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      i++;
+    if (i == n)
+      return 1;
+  }
+  return n == 0;
+}
+
+/* Highest OpenCL C version and the C11-atomics features the device reports. */
+static void probe_c_features(cl_device_id d, wgs_device_info *info)
+{
+  char cver[64];
+  get_str(d, CL_DEVICE_OPENCL_C_VERSION, cver, sizeof cver);
+  int major = 1, minor = 0;
+  const char *p = cver;
+  while (*p && !isdigit((unsigned char)*p))
+    p++;
+  sscanf(p, "%d.%d", &major, &minor);
+  int best = major * 10 + minor;
+
+  if (version_at_least(info->device_version, 3, 0)) {
+    size_t bytes = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_ALL_VERSIONS, 0, NULL, &bytes) == CL_SUCCESS &&
+        bytes > 0) {
+      cl_name_version *v = malloc(bytes);
+      if (v && clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_ALL_VERSIONS, bytes, v, NULL) == CL_SUCCESS) {
+        for (size_t i = 0; i < bytes / sizeof *v; i++) {
+          int ver = (int)CL_VERSION_MAJOR(v[i].version) * 10 + (int)CL_VERSION_MINOR(v[i].version);
+          if (ver > best)
+            best = ver;
+        }
+      }
+      free(v);
+    }
+    bytes = 0;
+    if (clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_FEATURES, 0, NULL, &bytes) == CL_SUCCESS &&
+        bytes > 0) {
+      cl_name_version *v = malloc(bytes);
+      if (v && clGetDeviceInfo(d, CL_DEVICE_OPENCL_C_FEATURES, bytes, v, NULL) == CL_SUCCESS) {
+        for (size_t i = 0; i < bytes / sizeof *v; i++) {
+          if (!strcmp(v[i].name, "__opencl_c_atomic_order_acq_rel"))
+            info->has_acq_rel = 1;
+          if (!strcmp(v[i].name, "__opencl_c_atomic_scope_device"))
+            info->has_scope_device = 1;
+        }
+      }
+      free(v);
+    }
+  }
+  if (best >= 20 && best < 30) { /* OpenCL C 2.x has both unconditionally */
+    info->has_acq_rel = 1;
+    info->has_scope_device = 1;
+  }
+  snprintf(info->c_version, sizeof info->c_version, "OpenCL C %d.%d", best / 10, best % 10);
+}
+
+static int describe(cl_platform_id plat, cl_device_id d, int pi, int di, wgs_device_info *info)
+{
+  memset(info, 0, sizeof *info);
+  info->backend = WGS_BACKEND_OPENCL;
+  info->platform_index = pi;
+  info->device_index = di;
+  if (clGetPlatformInfo(plat, CL_PLATFORM_NAME, sizeof info->platform_name, info->platform_name,
+                        NULL) != CL_SUCCESS)
+    info->platform_name[0] = '\0';
+  info->platform_name[sizeof info->platform_name - 1] = '\0';
+  get_str(d, CL_DEVICE_NAME, info->name, sizeof info->name);
+  get_str(d, CL_DEVICE_VENDOR, info->vendor, sizeof info->vendor);
+  get_str(d, CL_DRIVER_VERSION, info->driver_version, sizeof info->driver_version);
+  get_str(d, CL_DEVICE_VERSION, info->device_version, sizeof info->device_version);
+
+  cl_device_type type = 0;
+  cl_uint cu = 0;
+  size_t wg = 0;
+  cl_ulong lmem = 0, gmem = 0;
+  WGS__CL(clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL), "clGetDeviceInfo(TYPE)");
+  WGS__CL(clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL),
+          "clGetDeviceInfo(MAX_COMPUTE_UNITS)");
+  WGS__CL(clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof wg, &wg, NULL),
+          "clGetDeviceInfo(MAX_WORK_GROUP_SIZE)");
+  WGS__CL(clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL),
+          "clGetDeviceInfo(LOCAL_MEM_SIZE)");
+  WGS__CL(clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gmem, &gmem, NULL),
+          "clGetDeviceInfo(GLOBAL_MEM_SIZE)");
+  info->is_gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  info->is_cpu = (type & CL_DEVICE_TYPE_CPU) != 0;
+  info->compute_units = cu;
+  info->max_work_group_size = wg;
+  info->local_mem_bytes = lmem;
+  info->global_mem_bytes = gmem;
+
+  size_t ext_bytes = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &ext_bytes) == CL_SUCCESS && ext_bytes) {
+    char *ext = malloc(ext_bytes + 1);
+    if (ext && clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, ext_bytes, ext, NULL) == CL_SUCCESS) {
+      ext[ext_bytes] = '\0';
+      info->has_split_barrier = strstr(ext, "cl_intel_split_work_group_barrier") != NULL;
+    }
+    free(ext);
+  }
+  probe_c_features(d, info);
+
+  int nvidia = contains_ci(info->vendor, "nvidia");
+  if (info->has_acq_rel && info->has_scope_device)
+    info->atomics = WGS_ATOMICS_C11;
+  else if (nvidia)
+    info->atomics = WGS_ATOMICS_PTX;
+  else
+    info->atomics = WGS_ATOMICS_FENCE;
+
+  /* Forced layer (tests run the FENCE layer on PoCL this way). */
+  const char *force = getenv("WGSYNC_ATOMICS");
+  if (force && *force) {
+    if (!strcmp(force, "c11") && info->has_acq_rel && info->has_scope_device)
+      info->atomics = WGS_ATOMICS_C11;
+    else if (!strcmp(force, "ptx") && nvidia)
+      info->atomics = WGS_ATOMICS_PTX;
+    else if (!strcmp(force, "fence"))
+      info->atomics = WGS_ATOMICS_FENCE;
+    else
+      return wgs__fail(WGS_EUNSUPPORTED,
+                       "WGSYNC_ATOMICS='%s' cannot be used on '%s' (expected c11 on devices "
+                       "with acquire/release at device scope, ptx on NVIDIA, or fence)",
+                       force, info->name);
+  }
+  info->has_timer = info->atomics == WGS_ATOMICS_PTX;
+
+  /* Upper estimate of groups of 256 that can be resident; only sizes over-provisioned launches. */
+  info->occupancy_hint = info->is_gpu ? cu * 8u : cu;
+  return WGS_OK;
+}
+
+typedef struct {
+  cl_platform_id plat;
+  cl_device_id dev;
+  int pi, di, overall;
+} found_device;
+
+static int enumerate(found_device *out, int cap, int *n)
+{
+  cl_platform_id plats[MAX_PLATFORMS];
+  cl_uint np = 0;
+  *n = 0;
+  cl_int err = clGetPlatformIDs(MAX_PLATFORMS, plats, &np);
+  if (err == -1001 /* CL_PLATFORM_NOT_FOUND_KHR */ || (err == CL_SUCCESS && np == 0))
+    return wgs__fail(WGS_ENODEV, "no OpenCL platform found: is an ICD registered under "
+                                 "/etc/OpenCL/vendors (e.g. Debian package pocl-opencl-icd)?");
+  WGS__CL(err, "clGetPlatformIDs");
+  if (np > MAX_PLATFORMS)
+    np = MAX_PLATFORMS;
+  for (cl_uint p = 0; p < np; p++) {
+    cl_device_id devs[MAX_DEVICES];
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, MAX_DEVICES, devs, &nd) != CL_SUCCESS)
+      continue;
+    if (nd > MAX_DEVICES)
+      nd = MAX_DEVICES;
+    for (cl_uint d = 0; d < nd && *n < cap; d++) {
+      out[*n] = (found_device){plats[p], devs[d], (int)p, (int)d, *n};
+      (*n)++;
+    }
+  }
+  if (*n == 0)
+    return wgs__fail(WGS_ENODEV, "OpenCL platforms found, but none has a device");
+  return WGS_OK;
+}
+
+int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
+{
+  WGS__REQUIRE(count);
+  if (cap > 0)
+    WGS__REQUIRE(infos);
+  found_device all[MAX_DEVICES];
+  int n = 0, rc;
+  *count = 0;
+  if ((rc = enumerate(all, MAX_DEVICES, &n)) != WGS_OK)
+    return rc;
+  for (int i = 0; i < n && *count < cap; i++) {
+    if ((rc = describe(all[i].plat, all[i].dev, all[i].pi, all[i].di, &infos[*count])) != WGS_OK)
+      return rc;
+    (*count)++;
+  }
+  return WGS_OK;
+}
+
+static void set_build_options(wgs_device_t *dev)
+{
+  const wgs_device_info *in = &dev->info;
+  const char *std = "-cl-std=CL1.2";
+  const char *layer = "-D WGS_LAYER_FENCE=1";
+  if (in->atomics == WGS_ATOMICS_C11) {
+    std = strstr(in->c_version, "3.") ? "-cl-std=CL3.0" : "-cl-std=CL2.0";
+    layer = "-D WGS_LAYER_C11=1";
+  } else if (in->atomics == WGS_ATOMICS_PTX) {
+    layer = "-D WGS_LAYER_PTX=1";
+  }
+  snprintf(dev->opts[0], sizeof dev->opts[0], "%s %s", std, layer);
+  snprintf(dev->opts[1], sizeof dev->opts[1], "%s %s -D WGS_CHECKED=1", std, layer);
+}
+
+static int finish_open(wgs_device_t *dev)
+{
+  set_build_options(dev);
+  if (dev->queue) {
+    cl_command_queue_properties props = 0;
+    if (clGetCommandQueueInfo(dev->queue, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL) ==
+        CL_SUCCESS)
+      dev->profiling = (props & CL_QUEUE_PROFILING_ENABLE) != 0;
+    return WGS_OK;
+  }
+  cl_int err;
+  dev->queue = clCreateCommandQueue(dev->ctx, dev->device, CL_QUEUE_PROFILING_ENABLE, &err);
+  if (err != CL_SUCCESS) {
+    dev->queue = clCreateCommandQueue(dev->ctx, dev->device, 0, &err);
+    WGS__CL(err, "clCreateCommandQueue");
+  } else {
+    dev->profiling = 1;
+  }
+  return WGS_OK;
+}
+
+static int parse_indices(const char *s, int *p, int *d)
+{
+  char tail;
+  return sscanf(s, "%d:%d%c", p, d, &tail) == 2;
+}
+
+int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  wgs_device_select want = {-1, -1, NULL};
+  if (sel)
+    want = *sel;
+  const char *how = "the default device";
+  char how_buf[300];
+  if (want.platform < 0 && want.device < 0 && !want.name) {
+    const char *env = getenv("WGSYNC_DEVICE");
+    if (env && *env) {
+      if (!parse_indices(env, &want.platform, &want.device))
+        want.name = env;
+      snprintf(how_buf, sizeof how_buf, "WGSYNC_DEVICE='%s'", env);
+      how = how_buf;
+    }
+  } else {
+    snprintf(how_buf, sizeof how_buf, "platform %d, device %d, name '%s'", want.platform,
+             want.device, want.name ? want.name : "(any)");
+    how = how_buf;
+  }
+
+  found_device all[MAX_DEVICES];
+  int n = 0, rc;
+  if ((rc = enumerate(all, MAX_DEVICES, &n)) != WGS_OK)
+    return rc;
+
+  int pick = -1;
+  int any = want.platform < 0 && want.device < 0 && !want.name;
+  if (any) { /* first GPU, else first device */
+    for (int i = 0; i < n && pick < 0; i++) {
+      cl_device_type t = 0;
+      clGetDeviceInfo(all[i].dev, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+      if (t & CL_DEVICE_TYPE_GPU)
+        pick = i;
+    }
+    if (pick < 0)
+      pick = 0;
+  } else {
+    int seen = 0;
+    for (int i = 0; i < n && pick < 0; i++) {
+      if (want.platform >= 0 && all[i].pi != want.platform)
+        continue;
+      if (want.name) {
+        char pn[128] = "", dn[256] = "", vn[128] = "", hay[520];
+        clGetPlatformInfo(all[i].plat, CL_PLATFORM_NAME, sizeof pn, pn, NULL);
+        get_str(all[i].dev, CL_DEVICE_NAME, dn, sizeof dn);
+        get_str(all[i].dev, CL_DEVICE_VENDOR, vn, sizeof vn);
+        pn[sizeof pn - 1] = '\0';
+        snprintf(hay, sizeof hay, "%s %s %s", pn, dn, vn);
+        if (!contains_ci(hay, want.name))
+          continue;
+      }
+      int idx = want.platform >= 0 ? all[i].di : seen;
+      seen++;
+      if (want.device >= 0 && idx != want.device)
+        continue;
+      pick = i;
+    }
+  }
+  if (pick < 0) {
+    wgs__fail(WGS_ENODEV, "no OpenCL device matches %s; available:", how);
+    for (int i = 0; i < n; i++) {
+      char dn[256], line[400];
+      get_str(all[i].dev, CL_DEVICE_NAME, dn, sizeof dn);
+      snprintf(line, sizeof line, "\n  %d:%d %s", all[i].pi, all[i].di, dn);
+      wgs__fail_append(line);
+    }
+    return WGS_ENODEV;
+  }
+
+  wgs_device_t *dev = calloc(1, sizeof *dev);
+  if (!dev)
+    return wgs__fail(WGS_ENOMEM, "wgs_device_open: out of memory");
+  dev->backend = WGS_BACKEND_OPENCL;
+  dev->platform = all[pick].plat;
+  dev->device = all[pick].dev;
+  if ((rc = describe(dev->platform, dev->device, all[pick].pi, all[pick].di, &dev->info)) != WGS_OK)
+    goto fail;
+  cl_int err;
+  dev->ctx = clCreateContext(NULL, 1, &dev->device, NULL, NULL, &err);
+  if (err != CL_SUCCESS) {
+    rc = wgs__cl_fail("clCreateContext", err);
+    goto fail;
+  }
+  if ((rc = finish_open(dev)) != WGS_OK)
+    goto fail;
+  *out = dev;
+  return WGS_OK;
+fail:
+  wgs_device_close(dev);
+  return rc;
+}
+
+int wgs_device_wrap_opencl(cl_device_id device, cl_context context, cl_command_queue queue,
+                           wgs_device_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(device);
+  WGS__REQUIRE(context);
+  cl_platform_id plat = NULL;
+  WGS__CL(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL),
+          "clGetDeviceInfo(PLATFORM) on the wrapped device");
+  wgs_device_t *dev = calloc(1, sizeof *dev);
+  if (!dev)
+    return wgs__fail(WGS_ENOMEM, "wgs_device_wrap_opencl: out of memory");
+  int rc;
+  dev->backend = WGS_BACKEND_OPENCL;
+  dev->platform = plat;
+  dev->device = device;
+  if ((rc = describe(plat, device, -1, -1, &dev->info)) != WGS_OK) {
+    free(dev);
+    return rc;
+  }
+  clRetainContext(context);
+  dev->ctx = context;
+  if (queue) {
+    clRetainCommandQueue(queue);
+    dev->queue = queue;
+  }
+  if ((rc = finish_open(dev)) != WGS_OK) {
+    wgs_device_close(dev);
+    return rc;
+  }
+  *out = dev;
+  return WGS_OK;
+}
+
+void wgs_device_close(wgs_device_t *dev)
+{
+  if (!dev)
+    return;
+  wgs_program_release(dev->tools[0]);
+  wgs_program_release(dev->tools[1]);
+  if (dev->queue)
+    clReleaseCommandQueue(dev->queue);
+  if (dev->ctx)
+    clReleaseContext(dev->ctx);
+  free(dev);
+}
+
+int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(out);
+  *out = dev->info;
+  return WGS_OK;
+}
+
+const char *wgs_device_opencl_build_options(const wgs_device_t *dev, unsigned flags)
+{
+  if (!dev)
+    return "";
+  return dev->opts[(flags & WGS_BUILD_CHECKED) ? 1 : 0];
+}
+
+cl_device_id wgs_device_opencl_id(const wgs_device_t *dev) { return dev ? dev->device : NULL; }
+cl_context wgs_device_opencl_context(const wgs_device_t *dev) { return dev ? dev->ctx : NULL; }
+cl_command_queue wgs_device_opencl_queue(const wgs_device_t *dev) { return dev ? dev->queue : NULL; }

@@ -1,0 +1,70 @@
+/*
+ * OpenCL backend internals: the objects behind the public opaque handles.
+ */
+#ifndef WGS_CL_INTERNAL_H
+#define WGS_CL_INTERNAL_H
+
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include "wgsync_opencl.h"
+#include "../internal.h"
+#include "wgs_layout.h"
+
+struct wgs_device {
+  wgs_backend backend;
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_context ctx;
+  cl_command_queue queue;
+  int profiling;            /* queue has CL_QUEUE_PROFILING_ENABLE */
+  wgs_device_info info;
+  char opts[2][256];        /* build options: [0] plain, [1] checked */
+  double iters_per_ms;      /* checked spins without a device clock: calibrated lazily */
+  wgs_program_t *tools[2];  /* tools program (discover/bound/self-test), [checked] */
+};
+
+struct wgs_program {
+  wgs_device_t *dev;
+  cl_program prog;
+  unsigned flags;
+  char *log;
+};
+
+struct wgs_kernel {
+  wgs_program_t *prog;
+  cl_kernel k;
+};
+
+struct wgs_state {
+  wgs_device_t *dev;
+  cl_mem mem;
+  uint32_t max_groups;
+};
+
+struct wgs_buffer {
+  wgs_device_t *dev;
+  cl_mem mem;
+  size_t bytes;
+};
+
+/* Fails with WGS_EBACKEND naming the OpenCL call and error. */
+int wgs__cl_fail(const char *what, cl_int err);
+#define WGS__CL(call, what)                                                                  \
+  do {                                                                                       \
+    cl_int wgs__e = (call);                                                                  \
+    if (wgs__e != CL_SUCCESS)                                                                \
+      return wgs__cl_fail((what), wgs__e);                                                   \
+  } while (0)
+
+/* The tools program (device/opencl/kernels/tools.cl), built once per device and mode. */
+int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);
+/* Close wait on CPUs. Worker threads wake tens of µs to a scheduler slice late. Measured on
+ * PoCL 3.1, 2 cores, ticket lock, 4x over-provisioned, 6 runs each: no wait finds 1 group at 1-4
+ * threads; 5 ms finds all at 1-2 threads but 3-4 of 4 at 4 threads; 20 ms finds all at 1-4. */
+#ifndef WGS__CPU_CLOSE_WAIT_US
+#define WGS__CPU_CLOSE_WAIT_US 20000.0
+#endif
+double wgs__default_close_wait_us(const wgs_device_t *dev);
+/* Spin-limit words for a checked build with the given timeout. */
+int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit);
+
+#endif

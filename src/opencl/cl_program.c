@@ -1,0 +1,248 @@
+/*
+ * OpenCL backend: building user programs with the device library in front, kernels, buffers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cl_internal.h"
+
+const char *wgs_device_library_source(void) { return wgs__device_lib_source; }
+
+/* WGSYNC_DEVICE_LIB=path replaces the embedded device library (for developing it). */
+static char *read_file(const char *path)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+  if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+  }
+  if (buf)
+    buf[n] = '\0';
+  fclose(f);
+  return buf;
+}
+
+static char *build_log(cl_program prog, cl_device_id dev)
+{
+  size_t n = 0;
+  if (clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) != CL_SUCCESS)
+    n = 0;
+  char *log = malloc(n + 1);
+  if (!log)
+    return NULL;
+  log[0] = '\0';
+  if (n && clGetProgramBuildInfo(prog, dev, CL_PROGRAM_BUILD_LOG, n, log, NULL) == CL_SUCCESS)
+    log[n] = '\0';
+  return log;
+}
+
+int wgs_program_build(wgs_device_t *dev, const char *source, const char *options, unsigned flags,
+                      wgs_program_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(source);
+  if (flags & ~(unsigned)WGS_BUILD_CHECKED)
+    return wgs__fail(WGS_EINVAL, "wgs_program_build: unknown flags 0x%x (expected 0 or "
+                                 "WGS_BUILD_CHECKED)", flags);
+
+  char *lib_override = NULL;
+  const char *lib = wgs__device_lib_source;
+  const char *lib_path = getenv("WGSYNC_DEVICE_LIB");
+  if (lib_path && *lib_path) {
+    if (!(lib_override = read_file(lib_path)))
+      return wgs__fail(WGS_EIO, "WGSYNC_DEVICE_LIB='%s' could not be read", lib_path);
+    lib = lib_override;
+  }
+  /* #line makes build-log lines and __LINE__ (barrier sites) count from the user's line 1. */
+  const char *parts[3] = {lib, "\n#line 1 \"user\"\n", source};
+  size_t opt_len = strlen(dev->opts[0]) + 64 + (options ? strlen(options) : 0);
+  char *opts = malloc(opt_len);
+  wgs_program_t *p = calloc(1, sizeof *p);
+  int rc = WGS_OK;
+  if (!opts || !p) {
+    rc = wgs__fail(WGS_ENOMEM, "wgs_program_build: out of memory");
+    goto done;
+  }
+  snprintf(opts, opt_len, "%s %s", dev->opts[(flags & WGS_BUILD_CHECKED) ? 1 : 0],
+           options ? options : "");
+  p->dev = dev;
+  p->flags = flags;
+  cl_int err;
+  p->prog = clCreateProgramWithSource(dev->ctx, 3, parts, NULL, &err);
+  if (err != CL_SUCCESS) {
+    rc = wgs__cl_fail("clCreateProgramWithSource", err);
+    goto done;
+  }
+  err = clBuildProgram(p->prog, 1, &dev->device, opts, NULL, NULL);
+  p->log = build_log(p->prog, dev->device);
+  if (err != CL_SUCCESS) {
+    rc = wgs__fail(WGS_EBUILD, "program build failed on '%s' (%s) with options '%s'; build log:\n",
+                   dev->info.name, wgs_opencl_error_name(err), opts);
+    wgs__fail_append(p->log && *p->log ? p->log : "(the driver gave no log)");
+    goto done;
+  }
+done:
+  free(opts);
+  free(lib_override);
+  if (rc != WGS_OK) {
+    wgs_program_release(p);
+    return rc;
+  }
+  *out = p;
+  return WGS_OK;
+}
+
+void wgs_program_release(wgs_program_t *p)
+{
+  if (!p)
+    return;
+  if (p->prog)
+    clReleaseProgram(p->prog);
+  free(p->log);
+  free(p);
+}
+
+const char *wgs_program_build_log(const wgs_program_t *p) { return p && p->log ? p->log : ""; }
+cl_program wgs_program_opencl(const wgs_program_t *p) { return p ? p->prog : NULL; }
+
+int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(prog);
+  WGS__REQUIRE(name);
+  cl_int err;
+  cl_kernel k = clCreateKernel(prog->prog, name, &err);
+  if (err == CL_INVALID_KERNEL_NAME) {
+    char names[1024] = "";
+    clGetProgramInfo(prog->prog, CL_PROGRAM_KERNEL_NAMES, sizeof names, names, NULL);
+    names[sizeof names - 1] = '\0';
+    return wgs__fail(WGS_ENOKERNEL, "no kernel named '%s' in the program; it has: %s", name,
+                     *names ? names : "(none)");
+  }
+  WGS__CL(err, "clCreateKernel");
+  wgs_kernel_t *kk = calloc(1, sizeof *kk);
+  if (!kk) {
+    clReleaseKernel(k);
+    return wgs__fail(WGS_ENOMEM, "wgs_kernel_create: out of memory");
+  }
+  kk->prog = prog;
+  kk->k = k;
+  *out = kk;
+  return WGS_OK;
+}
+
+void wgs_kernel_release(wgs_kernel_t *k)
+{
+  if (!k)
+    return;
+  clReleaseKernel(k->k);
+  free(k);
+}
+
+cl_kernel wgs_kernel_opencl(const wgs_kernel_t *k) { return k ? k->k : NULL; }
+
+int wgs_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value)
+{
+  WGS__REQUIRE(k);
+  cl_int err = clSetKernelArg(k->k, index, size, value);
+  if (err != CL_SUCCESS)
+    return wgs__fail(WGS_EINVAL, "clSetKernelArg(index %u, %zu bytes) failed: %s", index, size,
+                     wgs_opencl_error_name(err));
+  return WGS_OK;
+}
+
+int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(dev);
+  if (bytes == 0)
+    return wgs__fail(WGS_EINVAL, "wgs_buffer_create: size is 0 (expected at least 1 byte)");
+  cl_int err;
+  cl_mem m = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
+  if (err != CL_SUCCESS)
+    return wgs__fail(err == CL_INVALID_BUFFER_SIZE ? WGS_ELIMIT : WGS_EBACKEND,
+                     "clCreateBuffer(%zu bytes) failed: %s", bytes, wgs_opencl_error_name(err));
+  wgs_buffer_t *b = calloc(1, sizeof *b);
+  if (!b) {
+    clReleaseMemObject(m);
+    return wgs__fail(WGS_ENOMEM, "wgs_buffer_create: out of memory");
+  }
+  b->dev = dev;
+  b->mem = m;
+  b->bytes = bytes;
+  *out = b;
+  return WGS_OK;
+}
+
+void wgs_buffer_release(wgs_buffer_t *b)
+{
+  if (!b)
+    return;
+  clReleaseMemObject(b->mem);
+  free(b);
+}
+
+cl_mem wgs_buffer_opencl(const wgs_buffer_t *b) { return b ? b->mem : NULL; }
+
+static int check_range(const wgs_buffer_t *b, size_t off, size_t bytes, const char *fn)
+{
+  if (off > b->bytes || bytes > b->bytes - off)
+    return wgs__fail(WGS_EINVAL, "%s: range [%zu, %zu) is outside the buffer of %zu bytes", fn, off,
+                     off + bytes, b->bytes);
+  return WGS_OK;
+}
+
+int wgs_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src)
+{
+  WGS__REQUIRE(b);
+  WGS__REQUIRE(src);
+  int rc = check_range(b, off, bytes, __func__);
+  if (rc)
+    return rc;
+  WGS__CL(clEnqueueWriteBuffer(b->dev->queue, b->mem, CL_TRUE, off, bytes, src, 0, NULL, NULL),
+          "clEnqueueWriteBuffer");
+  return WGS_OK;
+}
+
+int wgs_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst)
+{
+  WGS__REQUIRE(b);
+  WGS__REQUIRE(dst);
+  int rc = check_range(b, off, bytes, __func__);
+  if (rc)
+    return rc;
+  WGS__CL(clEnqueueReadBuffer(b->dev->queue, b->mem, CL_TRUE, off, bytes, dst, 0, NULL, NULL),
+          "clEnqueueReadBuffer");
+  return WGS_OK;
+}
+
+int wgs_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b)
+{
+  WGS__REQUIRE(k);
+  WGS__REQUIRE(b);
+  return wgs_kernel_set_arg(k, index, sizeof b->mem, &b->mem);
+}
+
+int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
+{
+  int i = checked ? 1 : 0;
+  if (!dev->tools[i]) {
+    int rc = wgs_program_build(dev, wgs__tools_source, NULL, checked ? WGS_BUILD_CHECKED : 0,
+                               &dev->tools[i]);
+    if (rc != WGS_OK)
+      return rc;
+  }
+  *out = dev->tools[i];
+  return WGS_OK;
+}
