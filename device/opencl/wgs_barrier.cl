@@ -66,25 +66,33 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
 {
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   uint n = env->num_groups, id = env->group_id, lid = env->local_id, L = env->local_size;
-#if defined(WGS_CHECKED) && WGS_CHECKED
-  /* Arrival record, read only by a reporter to name who is missing. */
-  if (lid == 0u)
-    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + id, env->instance + 1u);
-#endif
+  /* Every group runs the same three work-group barriers; only work-item steps sit in the
+   * conditionals. Fig. 2 puts the barriers themselves under "master or slave", a condition
+   * the compiler cannot prove uniform: PoCL 3.1 (loopvec) corrupted memory in about one run in
+   * four with that shape. The extra barrier (B1 on the master, B2 on a slave) changes no
+   * ordering argument above. */
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B1 = Fig. 2(b) line 1 */
   if (id == 0u) {
+#if defined(WGS_CHECKED) && WGS_CHECKED
+    if (lid == 0u) /* arrival record, read only by a reporter to name who is missing */
+      wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups), env->instance + 1u);
+#endif
     for (uint g = lid + 1u; g < n; g += L) /* Fig. 2(a) line 2: wait for slave g */
       wgs__wait_flag(env, &flag[g], 0u, site);
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* line 5 */
-    for (uint g = lid + 1u; g < n; g += L)                /* line 8: release slave g */
-      wgs__st_rel(&flag[g], 0u);
-  } else {
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* Fig. 2(b) line 1 */
-    if (lid == 0u) {
-      wgs__st_rel(&flag[id], 1u);                /* line 3: arrive */
-      wgs__wait_flag(env, &flag[id], 1u, site);  /* line 4: wait for release */
-    }
-    barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* line 6 */
+  } else if (lid == 0u) {
+#if defined(WGS_CHECKED) && WGS_CHECKED
+    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + id, env->instance + 1u);
+#endif
+    wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
   }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B2 = Fig. 2(a) line 5 */
+  if (id == 0u) {
+    for (uint g = lid + 1u; g < n; g += L) /* Fig. 2(a) line 8: release slave g */
+      wgs__st_rel(&flag[g], 0u);
+  } else if (lid == 0u) {
+    wgs__wait_flag(env, &flag[id], 1u, site); /* Fig. 2(b) line 4: wait for release */
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B3 = Fig. 2(b) line 6 */
   env->instance++;
 }
 

@@ -1,0 +1,60 @@
+/* wgsync CLI: shared options, output helpers, and the subcommands. */
+#ifndef WGS_CLI_H
+#define WGS_CLI_H
+
+#include <stdio.h>
+
+#include "wgsync.h"
+
+typedef struct {
+  wgs_device_select sel;
+  int json;
+  int quiet;
+  size_t local_size;      /* 0: 256 capped at the device maximum */
+  size_t local_mem;       /* bytes; SIZE_MAX: device maximum */
+  wgs_lock lock;
+  int lock_set;
+  uint32_t delay;
+  double wait_us;         /* < 0: device default */
+  uint32_t runs;
+  uint32_t groups;
+  double timeout_ms;
+  uint32_t rounds;
+  uint32_t limit;
+  int with_bound;
+  int unchecked;
+  wgs_discovery discovery;
+} cli_opts;
+
+/* JSON writer: enough for flat objects and arrays, strings escaped. */
+typedef struct {
+  FILE *f;
+  int depth;
+  int first[16];
+} json_w;
+void json_begin(json_w *j, FILE *f);
+void json_obj(json_w *j, const char *key);   /* key NULL inside arrays / at top */
+void json_arr(json_w *j, const char *key);
+void json_end_obj(json_w *j);
+void json_end_arr(json_w *j);
+void json_str(json_w *j, const char *key, const char *v);
+void json_num(json_w *j, const char *key, double v); /* NaN/negative sentinel -> null if < -0.5 */
+void json_int(json_w *j, const char *key, long long v);
+void json_bool(json_w *j, const char *key, int v);
+void json_finish(json_w *j);
+
+void cli_now_iso(char *buf, size_t cap);
+void cli_device_json(json_w *j, const char *key, const wgs_device_info *in);
+void cli_print_header(const wgs_device_info *in);
+const char *cli_atomics_name(wgs_atomics a);
+const char *cli_lock_name(wgs_lock l);
+int cli_fail(const char *cmd, int rc);
+size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
+size_t cli_resolve_local_mem(const wgs_device_info *in, size_t want);
+
+int cmd_devices(const cli_opts *o);
+int cmd_discover(const cli_opts *o, wgs_device_t *dev);
+int cmd_bound(const cli_opts *o, wgs_device_t *dev);
+int cmd_barrier(const cli_opts *o, wgs_device_t *dev);
+
+#endif

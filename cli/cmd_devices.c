@@ -1,0 +1,42 @@
+/* wgsync devices: every OpenCL device and the capabilities wgsync depends on. */
+#include "cli.h"
+
+#define MAX_LIST 64
+
+int cmd_devices(const cli_opts *o)
+{
+  wgs_device_info infos[MAX_LIST];
+  size_t n = 0;
+  int rc = wgs_device_list(infos, MAX_LIST, &n);
+  if (rc != WGS_OK)
+    return cli_fail("devices", rc);
+  if (o->json) {
+    json_w j;
+    char date[32];
+    cli_now_iso(date, sizeof date);
+    json_begin(&j, stdout);
+    json_obj(&j, NULL);
+    json_str(&j, "tool", "wgsync " WGS_VERSION_STRING);
+    json_str(&j, "command", "devices");
+    json_str(&j, "date", date);
+    json_arr(&j, "devices");
+    for (size_t i = 0; i < n; i++)
+      cli_device_json(&j, NULL, &infos[i]);
+    json_end_arr(&j);
+    json_end_obj(&j);
+    json_finish(&j);
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    const wgs_device_info *in = &infos[i];
+    printf("%d:%d  %s  [%s]\n", in->platform_index, in->device_index, in->name, in->platform_name);
+    printf("      type %-5s  compute units %u  max work-group %zu  local memory %llu B\n",
+           in->is_gpu ? "gpu" : in->is_cpu ? "cpu" : "other", in->compute_units,
+           in->max_work_group_size, (unsigned long long)in->local_mem_bytes);
+    printf("      %s; driver %s; %s\n", in->device_version, in->driver_version, in->c_version);
+    printf("      atomics %s; acq_rel %s, scope_device %s; split barrier extension %s\n",
+           cli_atomics_name(in->atomics), in->has_acq_rel ? "yes" : "no",
+           in->has_scope_device ? "yes" : "no", in->has_split_barrier ? "yes" : "no (polyfill)");
+  }
+  return 0;
+}

@@ -1,0 +1,241 @@
+/*
+ * wgsync command-line tool: devices, discover, bound, barrier, and demo (the three in a row).
+ * Device choice: -p/-d indices, --device NAME (substring), or WGSYNC_DEVICE.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+  fputs(
+      "usage: wgsync <command> [options]\n"
+      "\n"
+      "commands:\n"
+      "  devices    list OpenCL platforms and devices with what matters to wgsync\n"
+      "  discover   run occupancy discovery R times; counts, min/median/max, protocol time\n"
+      "  bound      find the occupancy bound by the unsafe search of seed 003 §5.1\n"
+      "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"
+      "  demo       devices, discover (with recall against the bound), barrier\n"
+      "\n"
+      "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
+      "output:  --json   -q, --quiet (no progress on stderr)\n"
+      "launch:  --local-size N (256)   --local-mem BYTES|max (1)   --groups N (over-provisioned)\n"
+      "         --lock ticket|spin   --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
+      "         --timeout-ms X (checked spin bound)\n"
+      "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
+      "bound:    --limit N (largest group count probed)\n"
+      "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n",
+      f);
+}
+
+static int parse_u32(const char *s, const char *what, uint32_t *out)
+{
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || *end || end == s || v > UINT32_MAX || s[0] == '-') {
+    fprintf(stderr, "wgsync: %s '%s' is not a non-negative integer\n", what, s);
+    return -1;
+  }
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int parse_double(const char *s, const char *what, double *out)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || *end || end == s || !(v >= 0)) {
+    fprintf(stderr, "wgsync: %s '%s' is not a non-negative number\n", what, s);
+    return -1;
+  }
+  *out = v;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *cmd = argv[1];
+  cli_opts o;
+  memset(&o, 0, sizeof o);
+  o.sel.platform = -1;
+  o.sel.device = -1;
+  o.wait_us = -1;
+  o.runs = 10;
+  o.rounds = 1000;
+  o.discovery = WGS_DISCOVERY_PROTOCOL;
+
+  enum { O_JSON = 256, O_LS, O_LM, O_GROUPS, O_LOCK, O_DELAY, O_WAIT, O_TIMEOUT, O_RUNS, O_BOUND,
+         O_LIMIT, O_ROUNDS, O_UNCHECKED, O_DISC };
+  static const struct option longs[] = {
+      {"platform", required_argument, 0, 'p'}, {"device", required_argument, 0, 'd'},
+      {"name", required_argument, 0, 'n'},     {"quiet", no_argument, 0, 'q'},
+      {"json", no_argument, 0, O_JSON},        {"local-size", required_argument, 0, O_LS},
+      {"local-mem", required_argument, 0, O_LM}, {"groups", required_argument, 0, O_GROUPS},
+      {"lock", required_argument, 0, O_LOCK},  {"delay", required_argument, 0, O_DELAY},
+      {"wait-us", required_argument, 0, O_WAIT}, {"timeout-ms", required_argument, 0, O_TIMEOUT},
+      {"runs", required_argument, 0, O_RUNS},  {"bound", no_argument, 0, O_BOUND},
+      {"limit", required_argument, 0, O_LIMIT}, {"rounds", required_argument, 0, O_ROUNDS},
+      {"unchecked", no_argument, 0, O_UNCHECKED}, {"discovery", required_argument, 0, O_DISC},
+      {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+  optind = 2;
+  int c;
+  uint32_t u;
+  while ((c = getopt_long(argc, argv, "p:d:n:qh", longs, NULL)) != -1) {
+    switch (c) {
+    case 'p':
+      if (parse_u32(optarg, "--platform", &u))
+        return 2;
+      o.sel.platform = (int)u;
+      break;
+    case 'd':
+      if (parse_u32(optarg, "--device", &u))
+        return 2;
+      o.sel.device = (int)u;
+      break;
+    case 'n':
+      o.sel.name = optarg;
+      break;
+    case 'q':
+      o.quiet = 1;
+      break;
+    case 'h':
+      usage(stdout);
+      return 0;
+    case O_JSON:
+      o.json = 1;
+      break;
+    case O_LS:
+      if (parse_u32(optarg, "--local-size", &u) || u == 0) {
+        if (u == 0)
+          fprintf(stderr, "wgsync: --local-size must be at least 1\n");
+        return 2;
+      }
+      o.local_size = u;
+      break;
+    case O_LM:
+      if (!strcmp(optarg, "max"))
+        o.local_mem = SIZE_MAX;
+      else if (parse_u32(optarg, "--local-mem", &u))
+        return 2;
+      else
+        o.local_mem = u;
+      break;
+    case O_GROUPS:
+      if (parse_u32(optarg, "--groups", &o.groups))
+        return 2;
+      break;
+    case O_LOCK:
+      if (!strcmp(optarg, "ticket"))
+        o.lock = WGS_LOCK_TICKET;
+      else if (!strcmp(optarg, "spin"))
+        o.lock = WGS_LOCK_SPIN;
+      else {
+        fprintf(stderr, "wgsync: --lock '%s' is not 'ticket' or 'spin'\n", optarg);
+        return 2;
+      }
+      o.lock_set = 1;
+      break;
+    case O_DELAY:
+      if (parse_u32(optarg, "--delay", &o.delay))
+        return 2;
+      break;
+    case O_WAIT:
+      if (parse_double(optarg, "--wait-us", &o.wait_us))
+        return 2;
+      break;
+    case O_TIMEOUT:
+      if (parse_double(optarg, "--timeout-ms", &o.timeout_ms))
+        return 2;
+      break;
+    case O_RUNS:
+      if (parse_u32(optarg, "--runs", &o.runs) || o.runs == 0) {
+        if (o.runs == 0)
+          fprintf(stderr, "wgsync: --runs must be at least 1\n");
+        return 2;
+      }
+      break;
+    case O_BOUND:
+      o.with_bound = 1;
+      break;
+    case O_LIMIT:
+      if (parse_u32(optarg, "--limit", &o.limit))
+        return 2;
+      break;
+    case O_ROUNDS:
+      if (parse_u32(optarg, "--rounds", &o.rounds) || o.rounds == 0) {
+        if (o.rounds == 0)
+          fprintf(stderr, "wgsync: --rounds must be at least 1\n");
+        return 2;
+      }
+      break;
+    case O_UNCHECKED:
+      o.unchecked = 1;
+      break;
+    case O_DISC:
+      if (!strcmp(optarg, "protocol"))
+        o.discovery = WGS_DISCOVERY_PROTOCOL;
+      else if (!strcmp(optarg, "all"))
+        o.discovery = WGS_DISCOVERY_ALL;
+      else {
+        fprintf(stderr, "wgsync: --discovery '%s' is not 'protocol' or 'all'\n", optarg);
+        return 2;
+      }
+      break;
+    default:
+      usage(stderr);
+      return 2;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "wgsync: unexpected argument '%s'\n", argv[optind]);
+    return 2;
+  }
+
+  if (!strcmp(cmd, "devices"))
+    return cmd_devices(&o);
+  int known = !strcmp(cmd, "discover") || !strcmp(cmd, "bound") || !strcmp(cmd, "barrier") ||
+              !strcmp(cmd, "demo");
+  if (!known) {
+    fprintf(stderr, "wgsync: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+  }
+  wgs_device_t *dev = NULL;
+  int rc = wgs_device_open(&o.sel, &dev);
+  if (rc != WGS_OK)
+    return cli_fail(cmd, rc);
+  int status;
+  if (!strcmp(cmd, "discover"))
+    status = cmd_discover(&o, dev);
+  else if (!strcmp(cmd, "bound"))
+    status = cmd_bound(&o, dev);
+  else if (!strcmp(cmd, "barrier"))
+    status = cmd_barrier(&o, dev);
+  else { /* demo */
+    cli_opts d = o;
+    d.json = 0;
+    status = cmd_devices(&d);
+    if (!status) {
+      d.with_bound = 1;
+      printf("\n");
+      status = cmd_discover(&d, dev);
+    }
+    if (!status) {
+      printf("\n");
+      status = cmd_barrier(&d, dev);
+    }
+  }
+  wgs_device_close(dev);
+  return status;
+}

@@ -1,0 +1,174 @@
+/* wgsync CLI: JSON writer and the device description every subcommand prints first. */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static void sep(json_w *j, const char *key)
+{
+  if (j->depth > 0) {
+    if (!j->first[j->depth])
+      fputc(',', j->f);
+    j->first[j->depth] = 0;
+    fputc('\n', j->f);
+    for (int i = 0; i < j->depth; i++)
+      fputs("  ", j->f);
+  }
+  if (key)
+    fprintf(j->f, "\"%s\": ", key);
+}
+
+static void esc(FILE *f, const char *s)
+{
+  fputc('"', f);
+  for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(f, "\\%c", c);
+    else if (c == '\n')
+      fputs("\\n", f);
+    else if (c < 0x20)
+      fprintf(f, "\\u%04x", c);
+    else
+      fputc(c, f);
+  }
+  fputc('"', f);
+}
+
+void json_begin(json_w *j, FILE *f)
+{
+  memset(j, 0, sizeof *j);
+  j->f = f;
+}
+static void open_(json_w *j, const char *key, char c)
+{
+  sep(j, key);
+  fputc(c, j->f);
+  j->depth++;
+  j->first[j->depth] = 1;
+}
+static void close_(json_w *j, char c)
+{
+  int empty = j->first[j->depth];
+  j->depth--;
+  if (!empty) {
+    fputc('\n', j->f);
+    for (int i = 0; i < j->depth; i++)
+      fputs("  ", j->f);
+  }
+  fputc(c, j->f);
+}
+void json_obj(json_w *j, const char *key) { open_(j, key, '{'); }
+void json_arr(json_w *j, const char *key) { open_(j, key, '['); }
+void json_end_obj(json_w *j) { close_(j, '}'); }
+void json_end_arr(json_w *j) { close_(j, ']'); }
+void json_str(json_w *j, const char *key, const char *v)
+{
+  sep(j, key);
+  esc(j->f, v);
+}
+void json_num(json_w *j, const char *key, double v)
+{
+  sep(j, key);
+  if (isnan(v) || v < -0.5)
+    fputs("null", j->f);
+  else
+    fprintf(j->f, "%.6g", v);
+}
+void json_int(json_w *j, const char *key, long long v)
+{
+  sep(j, key);
+  fprintf(j->f, "%lld", v);
+}
+void json_bool(json_w *j, const char *key, int v)
+{
+  sep(j, key);
+  fputs(v ? "true" : "false", j->f);
+}
+void json_finish(json_w *j)
+{
+  fputc('\n', j->f);
+  fflush(j->f);
+}
+
+void cli_now_iso(char *buf, size_t cap)
+{
+  time_t t = time(NULL);
+  struct tm tm;
+  gmtime_r(&t, &tm);
+  strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+const char *cli_atomics_name(wgs_atomics a)
+{
+  switch (a) {
+  case WGS_ATOMICS_C11:
+    return "c11 (acquire/release, device scope)";
+  case WGS_ATOMICS_PTX:
+    return "ptx (ld.acquire.gpu / st.release.gpu)";
+  case WGS_ATOMICS_FENCE:
+    return "fence (OpenCL 1.2 atomics + mem_fence, best effort)";
+  }
+  return "?";
+}
+
+const char *cli_lock_name(wgs_lock l) { return l == WGS_LOCK_SPIN ? "spin" : "ticket"; }
+
+void cli_device_json(json_w *j, const char *key, const wgs_device_info *in)
+{
+  json_obj(j, key);
+  json_str(j, "backend", "opencl");
+  json_int(j, "platform_index", in->platform_index);
+  json_int(j, "device_index", in->device_index);
+  json_str(j, "platform", in->platform_name);
+  json_str(j, "name", in->name);
+  json_str(j, "vendor", in->vendor);
+  json_str(j, "driver_version", in->driver_version);
+  json_str(j, "device_version", in->device_version);
+  json_str(j, "opencl_c", in->c_version);
+  json_str(j, "type", in->is_gpu ? "gpu" : in->is_cpu ? "cpu" : "other");
+  json_int(j, "compute_units", in->compute_units);
+  json_int(j, "max_work_group_size", (long long)in->max_work_group_size);
+  json_int(j, "local_mem_bytes", (long long)in->local_mem_bytes);
+  json_int(j, "global_mem_bytes", (long long)in->global_mem_bytes);
+  json_str(j, "atomics", cli_atomics_name(in->atomics));
+  json_bool(j, "acq_rel", in->has_acq_rel);
+  json_bool(j, "scope_device", in->has_scope_device);
+  json_bool(j, "split_barrier_extension", in->has_split_barrier);
+  json_bool(j, "device_timer", in->has_timer);
+  json_end_obj(j);
+}
+
+void cli_print_header(const wgs_device_info *in)
+{
+  char date[32];
+  cli_now_iso(date, sizeof date);
+  printf("wgsync %s  %s\n", WGS_VERSION_STRING, date);
+  printf("device   %s (%s, platform %d device %d)\n", in->name, in->platform_name,
+         in->platform_index, in->device_index);
+  printf("driver   %s; %s; %s\n", in->driver_version, in->device_version, in->c_version);
+  printf("atomics  %s\n", cli_atomics_name(in->atomics));
+}
+
+int cli_fail(const char *cmd, int rc)
+{
+  fprintf(stderr, "wgsync %s: %s (%s)\n%s\n", cmd, wgs_strerror(rc), wgs_status_name(rc),
+          wgs_last_error());
+  return 1;
+}
+
+size_t cli_resolve_local_size(const wgs_device_info *in, size_t want)
+{
+  if (want)
+    return want;
+  return in->max_work_group_size < 256 ? in->max_work_group_size : 256;
+}
+
+size_t cli_resolve_local_mem(const wgs_device_info *in, size_t want)
+{
+  if (want == SIZE_MAX)
+    return (size_t)in->local_mem_bytes;
+  return want ? want : 1;
+}
