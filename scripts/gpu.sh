@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Everything wgsync does on the GPU machine, in one call: register NVIDIA's OpenCL, build, run the
+# test suite on NVIDIA OpenCL, and the CLI's measurements (seed 003 Table 3 settings) as JSON
+# under $OUT.
+#   scripts/gpu.sh smoke   build + devices + a short barrier/discover/bound on NVIDIA
+#   scripts/gpu.sh full    build + ctest on NVIDIA + bound/discover for the four settings
+set -uo pipefail
+mode=${1:-full}
+OUT=${OUT:-$PWD/out}
+mkdir -p "$OUT"
+exec > >(tee "$OUT/gpu-$mode.log") 2>&1
+echo "== $(date -u +%FT%TZ) $mode on $(hostname)"
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader || true
+mkdir -p /etc/OpenCL/vendors
+[ -f /etc/OpenCL/vendors/nvidia.icd ] || echo libnvidia-opencl.so.1 > /etc/OpenCL/vendors/nvidia.icd
+ls /etc/OpenCL/vendors
+
+# OpenCL headers: the system's, else the ones carried in .devdeps; loader: the system's.
+inc=""
+[ -f /usr/include/CL/cl.h ] || inc="-DOpenCL_INCLUDE_DIR=$PWD/.devdeps"
+lib=$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')
+[ -n "$lib" ] || lib=$(ls /usr/local/cuda/lib64/libOpenCL.so* 2>/dev/null | head -1)
+echo "OpenCL loader: ${lib:-none}"
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+  cmake --build build-gpu -j16 2>&1 | grep -E "error|warning|Built target" || { echo "BUILD FAILED"; exit 1; }
+W=build-gpu/cli/wgsync
+$W devices
+export WGSYNC_DEVICE=NVIDIA
+
+if [ "$mode" = smoke ]; then
+  $W barrier --rounds 2000 --local-size 256
+  $W barrier --rounds 2000 --local-size 1024 --unchecked
+  $W discover --runs 5 --local-size 256
+  $W discover --runs 5 --local-size 256 --lock spin
+  $W bound --local-size 256 --timeout-ms 200
+  exit 0
+fi
+
+(cd build-gpu && ctest --output-on-failure --no-tests=error -j1 2>&1 | tee "$OUT/ctest-nvidia.log" | tail -40)
+for ls in 256 1024; do for lm in 1 max; do
+  tag=ls${ls}-lm${lm}
+  $W bound -q --json --local-size $ls --local-mem $lm --timeout-ms 200 > "$OUT/bound-$tag.json"
+  for lock in ticket spin; do
+    $W discover -q --json --runs 20 --local-size $ls --local-mem $lm --lock $lock > "$OUT/discover-$tag-$lock.json"
+  done
+  grep '"bound"' "$OUT/bound-$tag.json"
+done; done
