@@ -36,12 +36,15 @@ if [ "$mode" = smoke ]; then
   exit 0
 fi
 
-(cd build-gpu && ctest --output-on-failure --no-tests=error -j1 2>&1 | tee "$OUT/ctest-nvidia.log" | tail -40)
+R=$(mktemp -d)/results   # many files: packed into one tarball ($OUT takes at most 8)
+mkdir -p "$R"
+(cd build-gpu && ctest --output-on-failure --no-tests=error -j1 2>&1 | tee "$R/ctest-nvidia.log" | tail -40)
 for ls in 256 1024; do for lm in 1 max; do
   tag=ls${ls}-lm${lm}
-  $W bound -q --json --local-size $ls --local-mem $lm --timeout-ms 200 > "$OUT/bound-$tag.json"
+  $W bound -q --json --local-size $ls --local-mem $lm --timeout-ms 200 > "$R/bound-$tag.json"
   for lock in ticket spin; do
-    $W discover -q --json --runs 20 --local-size $ls --local-mem $lm --lock $lock > "$OUT/discover-$tag-$lock.json"
+    $W discover -q --json --runs 20 --local-size $ls --local-mem $lm --lock $lock > "$R/discover-$tag-$lock.json"
   done
-  grep '"bound"' "$OUT/bound-$tag.json"
+  grep '"bound"' "$R/bound-$tag.json"
 done; done
+tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
