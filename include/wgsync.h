@@ -165,10 +165,11 @@ typedef struct {
   unsigned state_arg;       /* kernel argument index that receives the state buffer */
   wgs_lock lock;
   uint32_t delay;           /* lock/unlock rounds between polling and closing (seed 003 §5.4) */
-  double close_wait_us;     /* time each participant waits, outside the mutex, before closing
-                               the poll (wgsync; lets late-starting groups poll). < 0: the device
-                               default (0 on GPUs; a few ms on CPUs, whose worker threads wake
-                               late); 0: none, the protocol exactly as Fig. 3 */
+  double close_wait_us;     /* quiescence wait (wgsync): before closing the poll, a participant
+                               waits outside the mutex until no group has polled for this long,
+                               so late-starting groups still poll. < 0: the device default
+                               (10 us on GPUs, 20 ms on CPUs, whose worker threads wake late);
+                               0: none, the protocol exactly as Fig. 3 */
   wgs_discovery discovery;
   double timeout_ms;        /* checked builds: how long one spin may wait; 0: default */
 } wgs_launch_config;

@@ -99,19 +99,30 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
       }
       wgs__unlock(s, kind, ticket);
     }
-    /* wgsync's close wait: spin outside the mutex for a host-given time (nanoseconds on devices
-     * with a clock, calibrated iterations elsewhere) so that groups whose worker started late can
-     * still poll. Unlike the lock rounds above it needs no lock hand-off, which on a CPU with more
-     * worker threads than cores costs a context switch each. Only the closer's timing changes,
-     * so the four properties of §3.2 are untouched. */
+    /* wgsync's close wait (quiescence): before closing, wait outside the mutex until no group
+     * has polled for a host-given time W (nanoseconds on devices with a clock, calibrated
+     * iterations elsewhere). While groups keep arriving (a GPU still launching blocks, a CPU
+     * worker thread waking late) the wait extends; once resident groups have all polled, the
+     * stream stops, because non-resident groups start only when a resident one exits.
+     * Unlike the lock rounds above it needs no lock hand-off, which on a CPU with more worker
+     * threads than cores costs a context switch each. Only the closer's timing changes, so the
+     * four properties of §3.2 are untouched. W = 0 is Fig. 3 as published. */
     ulong wait = ((ulong)s[WGS_W_CONFIG + WGS_CFG_WAIT_HI] << 32) | s[WGS_W_CONFIG + WGS_CFG_WAIT_LO];
     if (wait != 0u) {
-      ulong w0 = wgs__timer_ns();
-      for (ulong i = 0u;; ++i) {
+      ulong w0 = wgs__timer_ns(), i = 0u;
+      uint seen = wgs__ld_rlx(&s[WGS_W_COUNT]);
+      for (;;) {
         if (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 >= wait) : (i >= wait))
           break;
+        ++i;
         if (wgs__ld_acq(&s[WGS_W_POLL]) == 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u)
           break; /* somebody closed already: waiting longer cannot add participants */
+        uint now = wgs__ld_rlx(&s[WGS_W_COUNT]);
+        if (now != seen) { /* a new participant: restart the quiet period */
+          seen = now;
+          w0 = wgs__timer_ns();
+          i = 0u;
+        }
       }
     }
     /* Closing phase (lines 11-15). */

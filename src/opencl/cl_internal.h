@@ -63,6 +63,11 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);
 #ifndef WGS__CPU_CLOSE_WAIT_US
 #define WGS__CPU_CLOSE_WAIT_US 20000.0
 #endif
+/* GPUs: blocks start a few µs apart and the ticket lock hands over in about 0.7 µs (H100,
+ * NVIDIA OpenCL: 2112 groups through the lock in 1.5 ms); 10 µs of quiet means launching is over. */
+#ifndef WGS__GPU_CLOSE_WAIT_US
+#define WGS__GPU_CLOSE_WAIT_US 10.0
+#endif
 double wgs__default_close_wait_us(const wgs_device_t *dev);
 /* Spin-limit words for a checked build with the given timeout. */
 int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit);

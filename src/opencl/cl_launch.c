@@ -204,7 +204,7 @@ static int us_to_spin(wgs_device_t *dev, double us, uint64_t *out)
 
 double wgs__default_close_wait_us(const wgs_device_t *dev)
 {
-  return dev->info.is_gpu ? 0.0 : WGS__CPU_CLOSE_WAIT_US;
+  return dev->info.is_gpu ? WGS__GPU_CLOSE_WAIT_US : WGS__CPU_CLOSE_WAIT_US;
 }
 
 int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit)
