@@ -168,6 +168,12 @@ static int calibrate(wgs_device_t *dev)
     rc = wgs_state_create(dev, 1, &st);
   uint64_t iters = 1u << 16;
   uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
+  if (rc == WGS_OK) { /* warm-up: PoCL compiles a kernel on its first launch; keep that out */
+    double us;
+    fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, 16, 0);
+    h[WGS_W_POLL] = 0;
+    rc = run_once(st, k->k, 0, 1, 1, h, back, &us);
+  }
   while (rc == WGS_OK) {
     fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, iters, 0);
     h[WGS_W_POLL] = 0; /* the calibration kernel spins while this is 0 */

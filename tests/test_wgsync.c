@@ -1,0 +1,370 @@
+/*
+ * wgsync tests. One case per invocation (`test_wgsync <case>`), each a CTest entry with a
+ * TIMEOUT, run under several PoCL worker-thread counts (= occupancy bounds) and work-group
+ * methods (tests/CMakeLists.txt). On the GPU machine the same cases run on NVIDIA OpenCL
+ * (WGSYNC_DEVICE=NVIDIA); the thread-count variables then have no effect.
+ *
+ * Checked builds with short spin bounds keep every deadlock a reported error, never a hang.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "wgsync.h"
+
+#define LOCAL 64
+#define TIMEOUT_MS 400.0
+
+static char *read_text(const char *name)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", WGS_TEST_KERNEL_DIR, name);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cannot open %s\n", path);
+    exit(1);
+  }
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  CHECK(s && fread(s, 1, (size_t)n, f) == (size_t)n);
+  s[n] = '\0';
+  fclose(f);
+  return s;
+}
+
+static wgs_device_t *open_default(wgs_device_info *info)
+{
+  wgs_device_t *dev = NULL;
+  CHECK_OK(wgs_device_open(NULL, &dev));
+  CHECK_OK(wgs_device_get_info(dev, info));
+  printf("device: %s (%s), driver %s, atomics layer %d, compute units %u\n", info->name,
+         info->platform_name, info->driver_version, (int)info->atomics, info->compute_units);
+  return dev;
+}
+
+/* ---- the four properties of §3.2 ------------------------------------------------------- */
+
+typedef struct {
+  uint32_t participants;
+  uint32_t launched;
+} props_outcome;
+
+static int run_props(wgs_device_t *dev, const wgs_device_info *in, uint32_t groups,
+                     wgs_discovery disc, int do_barrier, wgs_launch_result *res, props_outcome *po)
+{
+  char *src = read_text("props.cl");
+  wgs_program_t *prog;
+  wgs_kernel_t *k;
+  wgs_state_t *st;
+  wgs_buffer_t *rec, *ids, *marks;
+  CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
+  free(src);
+  CHECK_OK(wgs_kernel_create(prog, "props", &k));
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  uint32_t rec0[8] = {UINT32_MAX, 0, 0, 0, 0, 0, 0, 0};
+  size_t nmarks = (size_t)groups * LOCAL;
+  uint32_t *idv = malloc(groups * sizeof *idv), *mv = calloc(nmarks, sizeof *mv);
+  memset(idv, 0xff, groups * sizeof *idv);
+  CHECK_OK(wgs_buffer_create(dev, sizeof rec0, &rec));
+  CHECK_OK(wgs_buffer_create(dev, groups * sizeof *idv, &ids));
+  CHECK_OK(wgs_buffer_create(dev, nmarks * sizeof *mv, &marks));
+  CHECK_OK(wgs_buffer_write(rec, 0, sizeof rec0, rec0));
+  CHECK_OK(wgs_buffer_write(ids, 0, groups * sizeof *idv, idv));
+  CHECK_OK(wgs_buffer_write(marks, 0, nmarks * sizeof *mv, mv));
+  uint32_t b = do_barrier ? 1u : 0u;
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, rec));
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 2, ids));
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 3, marks));
+  CHECK_OK(wgs_kernel_set_arg(k, 4, sizeof b, &b));
+  wgs_launch_config cfg;
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = LOCAL;
+  cfg.groups = groups;
+  cfg.discovery = disc;
+  cfg.timeout_ms = TIMEOUT_MS;
+  int rc = wgs_launch(st, k, &cfg, res);
+  if (rc == WGS_OK) {
+    uint32_t r[8];
+    CHECK_OK(wgs_buffer_read(rec, 0, sizeof r, r));
+    CHECK_OK(wgs_buffer_read(ids, 0, groups * sizeof *idv, idv));
+    CHECK_OK(wgs_buffer_read(marks, 0, nmarks * sizeof *mv, mv));
+    uint32_t n = res->participants;
+    printf("launched %u, participants %u\n", res->launched, n);
+    CHECK(n >= 1);                 /* at least one participant */
+    CHECK(n <= groups);
+    CHECK_EQ(r[0], n);             /* every work-item saw the same final count ... */
+    CHECK_EQ(r[1], n);             /* ... equal to the host's */
+    CHECK_EQ(r[2], n);             /* each participant recorded itself once */
+    CHECK_EQ(r[4], 0);             /* global size = count x local size */
+    if (do_barrier)
+      CHECK_EQ(r[3], n);           /* all passed a grid barrier: simultaneously occupant */
+    char *seen = calloc(groups, 1);
+    for (uint32_t p = 0; p < groups; p++) {
+      if (p < n) {                 /* ids contiguous: 0..n-1 all taken ... */
+        CHECK(idv[p] < groups);
+        CHECK(!seen[idv[p]]);      /* ... by distinct native groups */
+        seen[idv[p]] = 1;
+      } else {
+        CHECK_EQ(idv[p], UINT32_MAX);
+      }
+    }
+    for (size_t i = 0; i < nmarks; i++)
+      CHECK_EQ(mv[i], i < (size_t)n * LOCAL ? 1 : 0); /* global ids contiguous and unique */
+    free(seen);
+    po->participants = n;
+    po->launched = res->launched;
+  }
+  free(idv);
+  free(mv);
+  wgs_buffer_release(rec);
+  wgs_buffer_release(ids);
+  wgs_buffer_release(marks);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
+  (void)in;
+  return rc;
+}
+
+static int case_props(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  wgs_launch_result r;
+  props_outcome po;
+  uint32_t groups = wgs_default_groups(dev, LOCAL);
+  for (int run = 0; run < 5; run++)
+    CHECK_OK(run_props(dev, &in, groups, WGS_DISCOVERY_PROTOCOL, 1, &r, &po));
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* Launching 64x more groups than compute units: the extra groups leave, the rest complete. */
+static int case_overprovision(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  wgs_launch_result r;
+  props_outcome po;
+  uint32_t groups = 64 * in.compute_units;
+  CHECK_OK(run_props(dev, &in, groups, WGS_DISCOVERY_PROTOCOL, 1, &r, &po));
+  CHECK_EQ(po.launched, groups);
+  if (in.is_cpu) /* PoCL: one group per worker thread */
+    CHECK(po.participants <= in.compute_units);
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* Ticket-lock recall equals the occupancy bound found by the unsafe search. */
+static int case_recall(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  wgs_occupancy_config oc;
+  memset(&oc, 0, sizeof oc);
+  oc.local_size = LOCAL;
+  oc.local_mem_bytes = 1;
+  oc.lock = WGS_LOCK_TICKET;
+  oc.close_wait_us = -1;
+  oc.timeout_ms = TIMEOUT_MS;
+  uint32_t bound = 0;
+  CHECK_OK(wgs_occupancy_bound(dev, &oc, 0, NULL, NULL, &bound));
+  printf("occupancy bound: %u\n", bound);
+  CHECK(bound >= 1);
+  if (in.is_cpu)
+    CHECK_EQ(bound, in.compute_units); /* PoCL: the worker-thread count */
+  for (int run = 0; run < 5; run++) {
+    wgs_launch_result r;
+    CHECK_OK(wgs_occupancy_discover(dev, &oc, &r));
+    printf("run %d: ticket lock discovered %u of bound %u\n", run, r.participants, bound);
+    CHECK_EQ(r.participants, bound);
+  }
+  /* Fig. 3 as published (no wait) with the spin lock: reported, not asserted. */
+  oc.lock = WGS_LOCK_SPIN;
+  oc.close_wait_us = 0;
+  wgs_launch_result r;
+  CHECK_OK(wgs_occupancy_discover(dev, &oc, &r));
+  printf("spin lock, no wait: %u of %u\n", r.participants, bound);
+  CHECK(r.participants >= 1 && r.participants <= bound);
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* Message passing across many grid barriers, every group checking another's data. */
+static int case_mp(size_t local, uint32_t rounds, int unchecked)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  wgs_selftest_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = local;
+  c.rounds = rounds;
+  c.close_wait_us = -1;
+  c.timeout_ms = 4000;
+  c.unchecked = unchecked;
+  wgs_selftest_result r;
+  CHECK_OK(wgs_barrier_selftest(dev, &c, &r));
+  printf("%u groups passed %u barriers, %u stale reads, %.2f us per round\n",
+         r.launch.participants, r.rounds, r.mismatches, r.launch.kernel_us / r.rounds);
+  CHECK_EQ(r.mismatches, 0);
+  CHECK_EQ(r.groups_done, r.launch.participants);
+  CHECK(r.launch.participants >= 1);
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* An unsafe barrier over more groups than can be occupant is reported, not hung. */
+static int case_deadlock(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  wgs_launch_result r;
+  props_outcome po;
+  /* 4x the over-provisioned count exceeds the occupancy bound on any device. */
+  uint32_t groups = 4 * wgs_default_groups(dev, LOCAL);
+  int rc = run_props(dev, &in, groups, WGS_DISCOVERY_ALL, 1, &r, &po);
+  printf("status %s: %s\n", wgs_status_name(rc), wgs_last_error());
+  CHECK_EQ(rc, WGS_EDEADLOCK);
+  CHECK_EQ(r.err_expected, groups);
+  CHECK(r.err_arrived >= 1 && r.err_arrived < groups);
+  CHECK_EQ(r.err_missing_count, groups - r.err_arrived);
+  CHECK_EQ(r.err_instance, 0);
+  CHECK(r.err_site > 0);
+  CHECK(strstr(wgs_last_error(), "missing group ids") != NULL);
+  if (in.is_cpu) /* exactly the groups the worker threads were running */
+    CHECK_EQ(r.err_arrived, in.compute_units);
+  /* the device stays usable: the next launch with discovery completes */
+  CHECK_OK(run_props(dev, &in, wgs_default_groups(dev, LOCAL), WGS_DISCOVERY_PROTOCOL, 1, &r, &po));
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* Bad input: clear errors naming what was wrong; nothing aborts. */
+static int case_bad_input(void)
+{
+  wgs_device_t *dev = NULL;
+  wgs_device_select sel = {-1, -1, "no-such-device-xyz"};
+  CHECK_STATUS(wgs_device_open(&sel, &dev), WGS_ENODEV);
+  CHECK(strstr(wgs_last_error(), "no-such-device-xyz") != NULL);
+  CHECK(dev == NULL);
+  wgs_device_select far = {99, 0, NULL};
+  CHECK_STATUS(wgs_device_open(&far, &dev), WGS_ENODEV);
+  CHECK_STATUS(wgs_device_open(NULL, NULL), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "out") != NULL);
+
+  wgs_device_info in;
+  dev = open_default(&in);
+  wgs_program_t *prog = NULL;
+  CHECK_STATUS(wgs_program_build(dev, NULL, NULL, 0, &prog), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "source") != NULL);
+  CHECK_STATUS(wgs_program_build(NULL, "x", NULL, 0, &prog), WGS_EINVAL);
+  CHECK_STATUS(wgs_program_build(dev, "__kernel void k(){}", NULL, 0x80, &prog), WGS_EINVAL);
+
+  /* a program that fails to build: the log comes back, with the user's line numbers */
+  const char *broken = "__kernel void k(__global uint *wgs)\n{\n  this_is_not_c;\n}\n";
+  CHECK_STATUS(wgs_program_build(dev, broken, NULL, 0, &prog), WGS_EBUILD);
+  printf("build log as returned:\n%s\n", wgs_last_error());
+  CHECK(strstr(wgs_last_error(), "this_is_not_c") != NULL);
+  CHECK(strstr(wgs_last_error(), "user") != NULL); /* #line "user" */
+  CHECK(prog == NULL);
+
+  char *src = read_text("props.cl");
+  CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
+  free(src);
+  wgs_kernel_t *k = NULL;
+  CHECK_STATUS(wgs_kernel_create(prog, "no_such_kernel", &k), WGS_ENOKERNEL);
+  CHECK(strstr(wgs_last_error(), "no_such_kernel") != NULL);
+  CHECK(strstr(wgs_last_error(), "props") != NULL); /* names what the program has */
+  CHECK_STATUS(wgs_kernel_create(prog, NULL, &k), WGS_EINVAL);
+  CHECK_OK(wgs_kernel_create(prog, "props", &k));
+
+  wgs_state_t *st = NULL;
+  CHECK_STATUS(wgs_state_create(dev, 0, &st), WGS_EINVAL);
+  CHECK_OK(wgs_state_create(dev, 4, &st));
+  wgs_launch_config cfg;
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = in.max_work_group_size + 1;
+  CHECK_STATUS(wgs_launch(st, k, &cfg, NULL), WGS_ELIMIT);
+  CHECK(strstr(wgs_last_error(), "local size") != NULL);
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = LOCAL;
+  cfg.groups = 5; /* state holds 4 */
+  CHECK_STATUS(wgs_launch(st, k, &cfg, NULL), WGS_ELIMIT);
+  CHECK(strstr(wgs_last_error(), "capacity") != NULL);
+  cfg.groups = 2;
+  cfg.lock = (wgs_lock)7;
+  CHECK_STATUS(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL);
+  CHECK_STATUS(wgs_launch(NULL, k, &cfg, NULL), WGS_EINVAL);
+  CHECK_STATUS(wgs_launch(st, NULL, &cfg, NULL), WGS_EINVAL);
+  wgs_launch_config_init(&cfg);
+  cfg.state_arg = 4; /* a uint argument, not a buffer */
+  cfg.groups = 2;
+  cfg.local_size = LOCAL;
+  CHECK(wgs_launch(st, k, &cfg, NULL) != WGS_OK);
+
+  wgs_buffer_t *b = NULL;
+  uint32_t v[4] = {1, 2, 3, 4};
+  CHECK_STATUS(wgs_buffer_create(dev, 0, &b), WGS_EINVAL);
+  CHECK_OK(wgs_buffer_create(dev, sizeof v, &b));
+  CHECK_STATUS(wgs_buffer_write(b, 8, sizeof v, v), WGS_EINVAL);
+  CHECK_STATUS(wgs_buffer_read(b, 0, sizeof v, NULL), WGS_EINVAL);
+  CHECK_OK(wgs_buffer_write(b, 0, sizeof v, v));
+  uint32_t back[4] = {0};
+  CHECK_OK(wgs_buffer_read(b, 0, sizeof back, back));
+  CHECK_EQ(back[3], 4); /* nothing the user passed was lost */
+
+  wgs_occupancy_config oc;
+  memset(&oc, 0, sizeof oc);
+  oc.local_size = LOCAL;
+  oc.local_mem_bytes = (size_t)in.local_mem_bytes + 1;
+  wgs_launch_result r;
+  CHECK_STATUS(wgs_occupancy_discover(dev, &oc, &r), WGS_ELIMIT);
+  CHECK(strstr(wgs_last_error(), "local memory") != NULL);
+
+  CHECK(strcmp(wgs_strerror(WGS_EDEADLOCK), "unknown wgsync status") != 0);
+  CHECK(strcmp(wgs_status_name(-999), "WGS_UNKNOWN") == 0);
+
+  wgs_buffer_release(b);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
+  wgs_device_close(dev);
+  /* releasing NULL is a no-op */
+  wgs_device_close(NULL);
+  wgs_program_release(NULL);
+  wgs_kernel_release(NULL);
+  wgs_state_release(NULL);
+  wgs_buffer_release(NULL);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_wgsync <case>\n");
+    return 2;
+  }
+  const char *c = argv[1];
+  setvbuf(stdout, NULL, _IONBF, 0);
+  if (!strcmp(c, "props"))
+    return case_props();
+  if (!strcmp(c, "overprovision"))
+    return case_overprovision();
+  if (!strcmp(c, "recall"))
+    return case_recall();
+  if (!strcmp(c, "mp"))
+    return case_mp(LOCAL, 500, 0);
+  if (!strcmp(c, "mp_wide"))
+    return case_mp(256, 200, 0);
+  if (!strcmp(c, "mp_unchecked"))
+    return case_mp(LOCAL, 500, 1);
+  if (!strcmp(c, "deadlock"))
+    return case_deadlock();
+  if (!strcmp(c, "bad_input"))
+    return case_bad_input();
+  fprintf(stderr, "unknown case '%s'\n", c);
+  return 2;
+}
