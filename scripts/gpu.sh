@@ -42,9 +42,22 @@ mkdir -p "$R"
 for ls in 256 1024; do for lm in 1 max; do
   tag=ls${ls}-lm${lm}
   $W bound -q --json --local-size $ls --local-mem $lm --timeout-ms 200 > "$R/bound-$tag.json"
-  for lock in ticket spin; do
-    $W discover -q --json --runs 20 --local-size $ls --local-mem $lm --lock $lock > "$R/discover-$tag-$lock.json"
-  done
   grep '"bound"' "$R/bound-$tag.json"
+  for lock in ticket spin; do
+    # wgsync's default (quiescence close wait) and Fig. 3 as published (--wait-us 0)
+    $W discover -q --json --runs 20 --bound --timeout-ms 200 --local-size $ls --local-mem $lm --lock $lock > "$R/discover-$tag-$lock.json"
+    $W discover -q --json --runs 20 --local-size $ls --local-mem $lm --lock $lock --wait-us 0 > "$R/discover-$tag-$lock-paper.json"
+    for f in "$R/discover-$tag-$lock.json" "$R/discover-$tag-$lock-paper.json"; do
+      python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["settings"]; print(sys.argv[1].split("/")[-1], "mean", d["participants"]["mean"], "min", d["participants"]["min"], "proto_us", d["protocol_us"]["median"])' "$f"
+    done
+  done
 done; done
+for w in 1 3 10 30 100; do
+  $W discover -q --json --runs 20 --local-size 256 --wait-us $w > "$R/wait-sweep-ls256-w$w.json"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("wait", sys.argv[2], "us: mean", d["participants"]["mean"], "min", d["participants"]["min"], "proto_us", d["protocol_us"]["median"])' "$R/wait-sweep-ls256-w$w.json" $w
+done
+$W barrier --json --rounds 5000 --local-size 256 > "$R/barrier-ls256.json"
+$W barrier --json --rounds 5000 --local-size 1024 > "$R/barrier-ls1024.json"
+$W barrier --json --rounds 5000 --local-size 256 --unchecked > "$R/barrier-ls256-unchecked.json"
+grep -h -E '"status"|us_per_barrier|"participants"' "$R"/barrier-*.json
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
