@@ -50,7 +50,6 @@ const char *cli_atomics_name(wgs_atomics a);
 const char *cli_lock_name(wgs_lock l);
 int cli_fail(const char *cmd, int rc);
 size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
-size_t cli_resolve_local_mem(const wgs_device_info *in, size_t want);
 
 int cmd_devices(const cli_opts *o);
 int cmd_discover(const cli_opts *o, wgs_device_t *dev);

@@ -50,12 +50,16 @@ static void stats_json(json_w *j, const char *key, stats s)
   json_end_obj(j);
 }
 
-static wgs_occupancy_config occ_config(const cli_opts *o, const wgs_device_info *in)
+static wgs_occupancy_config occ_config(const cli_opts *o, wgs_device_t *dev,
+                                       const wgs_device_info *in, int *rc)
 {
   wgs_occupancy_config c;
   memset(&c, 0, sizeof c);
   c.local_size = cli_resolve_local_size(in, o->local_size);
-  c.local_mem_bytes = cli_resolve_local_mem(in, o->local_mem);
+  c.local_mem_bytes = o->local_mem ? o->local_mem : 1;
+  *rc = WGS_OK;
+  if (o->local_mem == SIZE_MAX)
+    *rc = wgs_occupancy_max_local_mem(dev, c.local_size, &c.local_mem_bytes);
   c.lock = o->lock;
   c.delay = o->delay;
   c.close_wait_us = o->wait_us;
@@ -93,7 +97,10 @@ int cmd_bound(const cli_opts *o, wgs_device_t *dev)
 {
   wgs_device_info in;
   wgs_device_get_info(dev, &in);
-  wgs_occupancy_config c = occ_config(o, &in);
+  int crc;
+  wgs_occupancy_config c = occ_config(o, dev, &in, &crc);
+  if (crc != WGS_OK)
+    return cli_fail("occupancy", crc);
   if (!o->json) {
     cli_print_header(&in);
     printf("bound    unsafe search: one grid barrier over N launched groups, discovery off,\n"
@@ -129,7 +136,10 @@ int cmd_discover(const cli_opts *o, wgs_device_t *dev)
 {
   wgs_device_info in;
   wgs_device_get_info(dev, &in);
-  wgs_occupancy_config c = occ_config(o, &in);
+  int crc;
+  wgs_occupancy_config c = occ_config(o, dev, &in, &crc);
+  if (crc != WGS_OK)
+    return cli_fail("occupancy", crc);
   uint32_t bound = 0;
   int rc;
   if (!o->json)

@@ -165,10 +165,3 @@ size_t cli_resolve_local_size(const wgs_device_info *in, size_t want)
     return want;
   return in->max_work_group_size < 256 ? in->max_work_group_size : 256;
 }
-
-size_t cli_resolve_local_mem(const wgs_device_info *in, size_t want)
-{
-  if (want == SIZE_MAX)
-    return (size_t)in->local_mem_bytes;
-  return want ? want : 1;
-}

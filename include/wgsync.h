@@ -216,6 +216,11 @@ typedef struct {
 int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg,
                            wgs_launch_result *res);
 
+/* The largest dynamic local memory a group of local_size work-items of the microbenchmark can
+ * allocate and still launch: CL_DEVICE_LOCAL_MEM_SIZE less what the kernel and the driver hold
+ * back (NVIDIA refuses the full 48 KiB), found by launching one group. */
+int wgs_occupancy_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes);
+
 /* The unsafe search of §5.1: the largest N such that a grid barrier over N launched groups
  * (discovery off) completes while N+1 is caught as a deadlock. probe(n, ok) is called after each
  * probe when non-NULL (progress). */

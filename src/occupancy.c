@@ -90,6 +90,31 @@ int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg,
   return micro_run(dev, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res, NULL);
 }
 
+int wgs_occupancy_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(bytes);
+  wgs_device_info in;
+  wgs_device_get_info(dev, &in);
+  wgs_occupancy_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = local_size;
+  size_t step = 256;
+  for (size_t try_bytes = (size_t)in.local_mem_bytes; try_bytes > step; try_bytes -= step) {
+    wgs_launch_result r;
+    c.local_mem_bytes = try_bytes;
+    int rc = micro_run(dev, &c, 1, WGS_DISCOVERY_ALL, 0, &r, NULL);
+    if (rc == WGS_OK) {
+      *bytes = try_bytes;
+      return WGS_OK;
+    }
+    if (rc != WGS_ELIMIT)
+      return rc;
+  }
+  return wgs__fail(WGS_ELIMIT, "no local memory allocation of more than %zu bytes launches on '%s'",
+                   step, in.name);
+}
+
 /* Probe: 1 when a barrier over n groups completed, 0 when it was caught as a deadlock. */
 static int probe(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t n, int *ok)
 {

@@ -19,7 +19,7 @@
 #define WGS_W_SPIN (2u * WGS_LINE_WORDS)         /* spin lock: 0 unlocked, 1 locked */
 #define WGS_W_POLL (3u * WGS_LINE_WORDS)         /* seed 003 Fig. 3 poll_open: 1 open, 0 closed */
 #define WGS_W_COUNT (4u * WGS_LINE_WORDS)        /* seed 003 Fig. 3 count */
-#define WGS_W_ABORT (5u * WGS_LINE_WORDS)        /* checked builds: nonzero once a spin gave up */
+#define WGS_W_ABORT (5u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
 #define WGS_W_CONFIG (6u * WGS_LINE_WORDS)       /* host-written settings, read-only on device */
 #define WGS_W_ERROR (7u * WGS_LINE_WORDS)        /* checked builds: first error report */
 #define WGS_W_ARRAYS (8u * WGS_LINE_WORDS)       /* per-group arrays start here */
@@ -67,6 +67,14 @@
 #define WGS_A_WORDS(g) (7u * (g))
 
 #define WGS_NOT_PARTICIPATING 0xffffffffu
+
+/* The abort word. A spin past its bound claims REPORTING, writes the error report, then sets
+ * DONE; only DONE lets the other spins go. Their groups leave the barrier only after the report
+ * is a true snapshot: otherwise groups that were never resident start as the others leave, and
+ * the report would count them as arrived. */
+#define WGS_ABORT_RUNNING 0u
+#define WGS_ABORT_REPORTING 1u
+#define WGS_ABORT_DONE 2u
 
 #define WGS_OFF_MAP(g) (WGS_W_ARRAYS)
 #define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))

@@ -147,8 +147,9 @@ WGS_FN ulong wgs__timer_ns(void) { return 0; }
 /*
  * Bounded spinning (checked builds, DESIGN.md "Undefined behaviour made visible").
  * wgs__spin_gave_up returns 0 to go on spinning, WGS__TIMED_OUT when this spin ran past the
- * host's limit (nanoseconds where the device has a timer, iterations otherwise; the caller then
- * writes the error report), WGS__ABORTED when another spin already gave up (no report). Callers leave
+ * host's limit (nanoseconds where the device has a timer, iterations otherwise) and won the
+ * right to report (the caller writes the report, then calls wgs__abort_done), WGS__ABORTED once
+ * the report is written. A spin past its limit that lost the race keeps spinning until then. Callers leave
  * their loop with `break` and still reach every work-group barrier that follows, never `return`:
  * on PoCL an early return before a barrier can hang the work-group (seed 004, DESIGN.md).
  * Unchecked builds compile the check away.
@@ -170,7 +171,8 @@ WGS_FN void wgs__spin_init(wgs__spin *sp)
 #if defined(WGS_CHECKED) && WGS_CHECKED
 WGS_FN int wgs__spin_gave_up(wgs_word_ptr s, wgs__spin *sp)
 {
-  if (wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u)
+  uint state = wgs__ld_rlx(&s[WGS_W_ABORT]);
+  if (state == WGS_ABORT_DONE)
     return WGS__ABORTED;
   ulong limit = ((ulong)s[WGS_W_CONFIG + WGS_CFG_LIMIT_HI] << 32) |
                 (ulong)s[WGS_W_CONFIG + WGS_CFG_LIMIT_LO];
@@ -181,11 +183,15 @@ WGS_FN int wgs__spin_gave_up(wgs_word_ptr s, wgs__spin *sp)
       return 0;
     used = wgs__timer_ns() - sp->start;
   }
-  if (used <= limit)
+  if (used <= limit || state != WGS_ABORT_RUNNING)
     return 0;
-  wgs__st_rlx(&s[WGS_W_ABORT], 1u);
+  if (wgs__cas_rlx(&s[WGS_W_ABORT], WGS_ABORT_RUNNING, WGS_ABORT_REPORTING) != WGS_ABORT_RUNNING)
+    return 0; /* another spin reports; wait for it */
   return WGS__TIMED_OUT;
 }
 #else
 #define wgs__spin_gave_up(s, sp) 0
 #endif
+
+/* Release: the report written before this is complete when the others leave. */
+WGS_FN void wgs__abort_done(wgs_word_ptr s) { wgs__st_rel(&s[WGS_W_ABORT], WGS_ABORT_DONE); }

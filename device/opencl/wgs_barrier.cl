@@ -55,8 +55,10 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
   while (wgs__ld_acq(p) == v) {
     int why = wgs__spin_gave_up(env->s, &sp);
     if (why) {
-      if (why == WGS__TIMED_OUT)
+      if (why == WGS__TIMED_OUT) {
         wgs__report_grid(env, site);
+        wgs__abort_done(env->s);
+      }
       break;
     }
   }

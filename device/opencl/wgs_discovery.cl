@@ -26,8 +26,14 @@ typedef struct {
   uint participating; /* 1 when this group takes part */
 } wgs_env;
 
-/* Mutex of Fig. 3. Returns 1 when held, 0 when a checked spin gave up. */
-WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket)
+WGS_FN void wgs__report_lock(wgs_word_ptr s, uint group)
+{
+  if (wgs__cas_rlx(&s[WGS_W_ERROR + WGS_ERR_CODE], 0u, WGS_DEV_ERR_LOCK) == 0u)
+    wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
+}
+
+/* Mutex of Fig. 3. Returns 1 when held, 0 when a checked spin gave up (reported here). */
+WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket, uint group)
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
@@ -35,7 +41,12 @@ WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket)
   if (kind == WGS_LOCK_KIND_SPIN) {
     /* Test-and-set; acquire so that the critical section sees the last holder's writes. */
     while (wgs__xchg_acq(&s[WGS_W_SPIN], 1u) != 0u) {
-      if (wgs__spin_gave_up(s, &sp)) {
+      int why = wgs__spin_gave_up(s, &sp);
+      if (why) {
+        if (why == WGS__TIMED_OUT) {
+          wgs__report_lock(s, group);
+          wgs__abort_done(s);
+        }
         held = 0;
         break;
       }
@@ -45,7 +56,12 @@ WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket)
      * which reads the previous holder's release store, is what orders the critical section. */
     *ticket = wgs__add_rlx(&s[WGS_W_TICKET_NEXT], 1u);
     while (wgs__ld_acq(&s[WGS_W_TICKET_SERVE]) != *ticket) {
-      if (wgs__spin_gave_up(s, &sp)) {
+      int why = wgs__spin_gave_up(s, &sp);
+      if (why) {
+        if (why == WGS__TIMED_OUT) {
+          wgs__report_lock(s, group);
+          wgs__abort_done(s);
+        }
         held = 0;
         break;
       }
@@ -63,12 +79,6 @@ WGS_FN void wgs__unlock(wgs_word_ptr s, uint kind, uint ticket)
     wgs__st_rel(&s[WGS_W_TICKET_SERVE], ticket + 1u);
 }
 
-WGS_FN void wgs__report_lock(wgs_word_ptr s, uint group)
-{
-  if (wgs__cas_rlx(&s[WGS_W_ERROR + WGS_ERR_CODE], 0u, WGS_DEV_ERR_LOCK) == 0u)
-    wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
-}
-
 /* Fig. 3 for the representative work-item. Returns the participating id or
  * WGS_NOT_PARTICIPATING. Never returns early: every path ends at the bottom. */
 WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
@@ -80,23 +90,19 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
   ulong t0 = wgs__timer_ns();
 
   /* Polling phase (lines 1-9). Accesses under the mutex may be relaxed: the mutex orders them. */
-  if (wgs__lock(s, kind, &ticket)) {
+  if (wgs__lock(s, kind, &ticket, group)) {
     if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u) {
       id = wgs__ld_rlx(&s[WGS_W_COUNT]);
       wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
     }
     wgs__unlock(s, kind, ticket);
-  } else {
-    wgs__report_lock(s, group);
   }
 
   if (id != WGS_NOT_PARTICIPATING) {
     /* §5.4 delay: lock/unlock rounds that let queued groups poll before this one closes. */
     for (uint d = 0u; d < delay; ++d) {
-      if (!wgs__lock(s, kind, &ticket)) {
-        wgs__report_lock(s, group);
+      if (!wgs__lock(s, kind, &ticket, group))
         break;
-      }
       wgs__unlock(s, kind, ticket);
     }
     /* wgsync's close wait (quiescence): before closing, wait outside the mutex until no group
@@ -126,12 +132,10 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
       }
     }
     /* Closing phase (lines 11-15). */
-    if (wgs__lock(s, kind, &ticket)) {
+    if (wgs__lock(s, kind, &ticket, group)) {
       if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u)
         wgs__st_rlx(&s[WGS_W_POLL], 0u);
       wgs__unlock(s, kind, ticket);
-    } else {
-      wgs__report_lock(s, group);
     }
     if (s[WGS_W_CONFIG + WGS_CFG_TIMED] != 0u) {
       uint mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];

@@ -240,7 +240,7 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
   if (!dev->tools[i]) {
     /* NVIDIA's compiler gives the self-test kernel over 64 registers, which caps it at 256
      * work-items; the tools must run at the device's maximum work-group size. */
-    const char *opts = dev->info.atomics == WGS_ATOMICS_PTX ? "-cl-nv-maxrregcount=64" : NULL;
+    const char *opts = dev->info.atomics == WGS_ATOMICS_PTX ? "-cl-nv-maxrregcount 64" : NULL;
     int rc = wgs_program_build(dev, wgs__tools_source, opts, checked ? WGS_BUILD_CHECKED : 0,
                                &dev->tools[i]);
     if (rc != WGS_OK)

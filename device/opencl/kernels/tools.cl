@@ -80,7 +80,10 @@ __kernel void wgs_calibrate(__global uint *wgs)
   wgs__spin sp;
   wgs__spin_init(&sp);
   while (wgs__ld_acq(&s[WGS_W_POLL]) == 0u) {
-    if (wgs__spin_gave_up(s, &sp))
+    int why = wgs__spin_gave_up(s, &sp);
+    if (why == WGS__TIMED_OUT)
+      wgs__abort_done(s);
+    if (why)
       break;
   }
 }
