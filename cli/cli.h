@@ -55,5 +55,6 @@ int cmd_devices(const cli_opts *o);
 int cmd_discover(const cli_opts *o, wgs_device_t *dev);
 int cmd_bound(const cli_opts *o, wgs_device_t *dev);
 int cmd_barrier(const cli_opts *o, wgs_device_t *dev);
+int cmd_kernels(const cli_opts *o, wgs_device_t *dev);
 
 #endif

@@ -21,6 +21,7 @@ static void usage(FILE *f)
       "  bound      find the occupancy bound by the unsafe search of seed 003 §5.1\n"
       "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"
       "  demo       devices, discover (with recall against the bound), barrier\n"
+      "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
       "\n"
       "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
       "output:  --json   -q, --quiet (no progress on stderr)\n"
@@ -205,7 +206,7 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "devices"))
     return cmd_devices(&o);
   int known = !strcmp(cmd, "discover") || !strcmp(cmd, "bound") || !strcmp(cmd, "barrier") ||
-              !strcmp(cmd, "demo");
+              !strcmp(cmd, "demo") || !strcmp(cmd, "kernels");
   if (!known) {
     fprintf(stderr, "wgsync: unknown command '%s'\n", cmd);
     usage(stderr);
@@ -222,6 +223,8 @@ int main(int argc, char **argv)
     status = cmd_bound(&o, dev);
   else if (!strcmp(cmd, "barrier"))
     status = cmd_barrier(&o, dev);
+  else if (!strcmp(cmd, "kernels"))
+    status = cmd_kernels(&o, dev);
   else { /* demo */
     cli_opts d = o;
     d.json = 0;

@@ -254,6 +254,10 @@ typedef struct {
 int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
                          wgs_selftest_result *res);
 
+/* The tools program (occupancy microbenchmark, self-test), built as wgsync builds it, for
+ * inspection: `wgsync kernels` prints each kernel's limits and the build log. */
+int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog);
+
 /* Device lib source that wgs_program_build puts in front of user code (for users who build
  * their own programs: see wgsync_opencl.h). */
 const char *wgs_device_library_source(void);

@@ -27,6 +27,11 @@ W=build-gpu/cli/wgsync
 $W devices
 export WGSYNC_DEVICE=NVIDIA
 
+# register use of the tools kernels (decides whether the 1024-work-item settings can run)
+$W kernels -q
+WGSYNC_TOOLS_OPTIONS="-cl-nv-verbose" $W kernels | grep -E "max work-group|ptxas|registers|build" | head -30
+WGSYNC_TOOLS_OPTIONS="-cl-nv-maxrregcount=64" $W kernels -q | grep -E "max work-group"
+
 if [ "$mode" = smoke ]; then
   $W barrier --rounds 2000 --local-size 256
   $W barrier --rounds 2000 --local-size 1024 --unchecked

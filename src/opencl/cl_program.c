@@ -238,9 +238,8 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
 {
   int i = checked ? 1 : 0;
   if (!dev->tools[i]) {
-    /* NVIDIA's compiler gives the self-test kernel over 64 registers, which caps it at 256
-     * work-items; the tools must run at the device's maximum work-group size. */
-    const char *opts = dev->info.atomics == WGS_ATOMICS_PTX ? "-cl-nv-maxrregcount 64" : NULL;
+    /* WGSYNC_TOOLS_OPTIONS: extra build options for the tools kernels (kernel development). */
+    const char *opts = getenv("WGSYNC_TOOLS_OPTIONS");
     int rc = wgs_program_build(dev, wgs__tools_source, opts, checked ? WGS_BUILD_CHECKED : 0,
                                &dev->tools[i]);
     if (rc != WGS_OK)
@@ -248,4 +247,11 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
   }
   *out = dev->tools[i];
   return WGS_OK;
+}
+
+int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(prog);
+  return wgs__tools_program(dev, checked, prog); /* owned by the device */
 }
