@@ -44,19 +44,7 @@ fi
 R=$(mktemp -d)/results   # many files: packed into one tarball ($OUT takes at most 8)
 mkdir -p "$R"
 (cd build-gpu && ctest --output-on-failure --no-tests=error -j1 2>&1 | tee "$R/ctest-nvidia.log" | tail -40)
-for ls in 256 1024; do for lm in 1 max; do
-  tag=ls${ls}-lm${lm}
-  $W bound -q --json --local-size $ls --local-mem $lm --timeout-ms 200 > "$R/bound-$tag.json"
-  grep '"bound"' "$R/bound-$tag.json"
-  for lock in ticket spin; do
-    # wgsync's default (quiescence close wait) and Fig. 3 as published (--wait-us 0)
-    $W discover -q --json --runs 20 --bound --timeout-ms 200 --local-size $ls --local-mem $lm --lock $lock > "$R/discover-$tag-$lock.json"
-    $W discover -q --json --runs 20 --local-size $ls --local-mem $lm --lock $lock --wait-us 0 > "$R/discover-$tag-$lock-paper.json"
-    for f in "$R/discover-$tag-$lock.json" "$R/discover-$tag-$lock-paper.json"; do
-      python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["settings"]; print(sys.argv[1].split("/")[-1], "mean", d["participants"]["mean"], "min", d["participants"]["min"], "proto_us", d["protocol_us"]["median"])' "$f"
-    done
-  done
-done; done
+scripts/table3-run.sh $W "$R" 20
 for w in 1 3 10 30 100; do
   $W discover -q --json --runs 20 --local-size 256 --wait-us $w > "$R/wait-sweep-ls256-w$w.json"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("wait", sys.argv[2], "us: mean", d["participants"]["mean"], "min", d["participants"]["min"], "proto_us", d["protocol_us"]["median"])' "$R/wait-sweep-ls256-w$w.json" $w
