@@ -44,6 +44,8 @@ void json_bool(json_w *j, const char *key, int v);
 void json_finish(json_w *j);
 
 void cli_now_iso(char *buf, size_t cap);
+/* Opens the top-level object every --json output starts with: tool, command, date. */
+void cli_json_open(json_w *j, const char *command);
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in);
 void cli_print_header(const wgs_device_info *in);
 const char *cli_atomics_name(wgs_atomics a);

@@ -28,13 +28,7 @@ int cmd_barrier(const cli_opts *o, wgs_device_t *dev)
   int rc = wgs_barrier_selftest(dev, &c, &r);
   if (o->json) {
     json_w j;
-    char date[32];
-    cli_now_iso(date, sizeof date);
-    json_begin(&j, stdout);
-    json_obj(&j, NULL);
-    json_str(&j, "tool", "wgsync " WGS_VERSION_STRING);
-    json_str(&j, "command", "barrier");
-    json_str(&j, "date", date);
+    cli_json_open(&j, "barrier");
     cli_device_json(&j, "device", &in);
     json_obj(&j, "settings");
     json_int(&j, "local_size", (long long)c.local_size);

@@ -12,13 +12,7 @@ int cmd_devices(const cli_opts *o)
     return cli_fail("devices", rc);
   if (o->json) {
     json_w j;
-    char date[32];
-    cli_now_iso(date, sizeof date);
-    json_begin(&j, stdout);
-    json_obj(&j, NULL);
-    json_str(&j, "tool", "wgsync " WGS_VERSION_STRING);
-    json_str(&j, "command", "devices");
-    json_str(&j, "date", date);
+    cli_json_open(&j, "devices");
     json_arr(&j, "devices");
     for (size_t i = 0; i < n; i++)
       cli_device_json(&j, NULL, &infos[i]);

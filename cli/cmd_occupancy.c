@@ -114,13 +114,7 @@ int cmd_bound(const cli_opts *o, wgs_device_t *dev)
     return cli_fail("bound", rc);
   if (o->json) {
     json_w j;
-    char date[32];
-    cli_now_iso(date, sizeof date);
-    json_begin(&j, stdout);
-    json_obj(&j, NULL);
-    json_str(&j, "tool", "wgsync " WGS_VERSION_STRING);
-    json_str(&j, "command", "bound");
-    json_str(&j, "date", date);
+    cli_json_open(&j, "bound");
     cli_device_json(&j, "device", &in);
     settings_json(&j, &c, dev);
     json_int(&j, "bound", bound);
@@ -190,13 +184,7 @@ int cmd_discover(const cli_opts *o, wgs_device_t *dev)
   double recall = bound ? sc.mean / bound : -1;
   if (o->json) {
     json_w j;
-    char date[32];
-    cli_now_iso(date, sizeof date);
-    json_begin(&j, stdout);
-    json_obj(&j, NULL);
-    json_str(&j, "tool", "wgsync " WGS_VERSION_STRING);
-    json_str(&j, "command", "discover");
-    json_str(&j, "date", date);
+    cli_json_open(&j, "discover");
     cli_device_json(&j, "device", &in);
     settings_json(&j, &c, dev);
     json_int(&j, "launched", launched);

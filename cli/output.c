@@ -101,6 +101,17 @@ void cli_now_iso(char *buf, size_t cap)
   strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+void cli_json_open(json_w *j, const char *command)
+{
+  char date[32];
+  cli_now_iso(date, sizeof date);
+  json_begin(j, stdout);
+  json_obj(j, NULL);
+  json_str(j, "tool", "wgsync " WGS_VERSION_STRING);
+  json_str(j, "command", command);
+  json_str(j, "date", date);
+}
+
 const char *cli_atomics_name(wgs_atomics a)
 {
   switch (a) {

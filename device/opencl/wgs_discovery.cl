@@ -32,6 +32,17 @@ WGS_FN void wgs__report_lock(wgs_word_ptr s, uint group)
     wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
 }
 
+/* A lock spin's bound (checked builds): 1 when the spin must stop; reports when it timed out. */
+WGS_FN int wgs__lock_gave_up(wgs_word_ptr s, wgs__spin *sp, uint group)
+{
+  int why = wgs__spin_gave_up(s, sp);
+  if (why == WGS__TIMED_OUT) {
+    wgs__report_lock(s, group);
+    wgs__abort_done(s);
+  }
+  return why != 0;
+}
+
 /* Mutex of Fig. 3. Returns 1 when held, 0 when a checked spin gave up (reported here). */
 WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket, uint group)
 {
@@ -41,12 +52,7 @@ WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket, uint group)
   if (kind == WGS_LOCK_KIND_SPIN) {
     /* Test-and-set; acquire so that the critical section sees the last holder's writes. */
     while (wgs__xchg_acq(&s[WGS_W_SPIN], 1u) != 0u) {
-      int why = wgs__spin_gave_up(s, &sp);
-      if (why) {
-        if (why == WGS__TIMED_OUT) {
-          wgs__report_lock(s, group);
-          wgs__abort_done(s);
-        }
+      if (wgs__lock_gave_up(s, &sp, group)) {
         held = 0;
         break;
       }
@@ -56,12 +62,7 @@ WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket, uint group)
      * which reads the previous holder's release store, is what orders the critical section. */
     *ticket = wgs__add_rlx(&s[WGS_W_TICKET_NEXT], 1u);
     while (wgs__ld_acq(&s[WGS_W_TICKET_SERVE]) != *ticket) {
-      int why = wgs__spin_gave_up(s, &sp);
-      if (why) {
-        if (why == WGS__TIMED_OUT) {
-          wgs__report_lock(s, group);
-          wgs__abort_done(s);
-        }
+      if (wgs__lock_gave_up(s, &sp, group)) {
         held = 0;
         break;
       }
