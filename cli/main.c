@@ -26,7 +26,7 @@ static void usage(FILE *f)
       "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
       "output:  --json   -q, --quiet (no progress on stderr)\n"
       "launch:  --local-size N (256)   --local-mem BYTES|max (1)   --groups N (over-provisioned)\n"
-      "         --lock ticket|spin   --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
+      "         --lock ticket|spin|free   --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
       "         --timeout-ms X (checked spin bound)\n"
       "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
       "bound:    --limit N (largest group count probed)\n"
@@ -141,8 +141,10 @@ int main(int argc, char **argv)
         o.lock = WGS_LOCK_TICKET;
       else if (!strcmp(optarg, "spin"))
         o.lock = WGS_LOCK_SPIN;
+      else if (!strcmp(optarg, "free"))
+        o.lock = WGS_LOCK_FREE;
       else {
-        fprintf(stderr, "wgsync: --lock '%s' is not 'ticket' or 'spin'\n", optarg);
+        fprintf(stderr, "wgsync: --lock '%s' is not 'ticket', 'spin' or 'free'\n", optarg);
         return 2;
       }
       o.lock_set = 1;

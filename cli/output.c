@@ -125,7 +125,10 @@ const char *cli_atomics_name(wgs_atomics a)
   return "?";
 }
 
-const char *cli_lock_name(wgs_lock l) { return l == WGS_LOCK_SPIN ? "spin" : "ticket"; }
+const char *cli_lock_name(wgs_lock l)
+{
+  return l == WGS_LOCK_SPIN ? "spin" : l == WGS_LOCK_FREE ? "free" : "ticket";
+}
 
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in)
 {

@@ -91,6 +91,7 @@ static int run_props(wgs_device_t *dev, const wgs_device_info *in, uint32_t grou
   cfg.local_size = LOCAL;
   cfg.groups = groups;
   cfg.discovery = disc;
+  cfg.lock = props_lock;
   cfg.timeout_ms = TIMEOUT_MS;
   int rc = wgs_launch(st, k, &cfg, res);
   if (rc == WGS_OK) {
@@ -136,6 +137,8 @@ static int run_props(wgs_device_t *dev, const wgs_device_info *in, uint32_t grou
   return rc;
 }
 
+static wgs_lock props_lock = WGS_LOCK_TICKET;
+
 static int case_props(void)
 {
   wgs_device_info in;
@@ -145,6 +148,12 @@ static int case_props(void)
   uint32_t groups = wgs_default_groups(dev, LOCAL);
   for (int run = 0; run < 5; run++)
     CHECK_OK(run_props(dev, &in, groups, WGS_DISCOVERY_PROTOCOL, 1, &r, &po));
+  /* the same properties with every protocol */
+  for (wgs_lock l = WGS_LOCK_TICKET; l <= WGS_LOCK_FREE; l++) {
+    props_lock = l;
+    CHECK_OK(run_props(dev, &in, groups, WGS_DISCOVERY_PROTOCOL, 1, &r, &po));
+  }
+  props_lock = WGS_LOCK_TICKET;
   wgs_device_close(dev);
   return 0;
 }
@@ -187,6 +196,14 @@ static int case_recall(void)
     wgs_launch_result r;
     CHECK_OK(wgs_occupancy_discover(dev, &oc, &r));
     printf("run %d: ticket lock discovered %u of bound %u\n", run, r.participants, bound);
+    CHECK_EQ(r.participants, bound);
+  }
+  /* wgsync's lock-free protocol: the same recall. */
+  oc.lock = WGS_LOCK_FREE;
+  for (int run = 0; run < 3; run++) {
+    wgs_launch_result r;
+    CHECK_OK(wgs_occupancy_discover(dev, &oc, &r));
+    printf("run %d: lock-free protocol discovered %u of bound %u\n", run, r.participants, bound);
     CHECK_EQ(r.participants, bound);
   }
   /* Fig. 3 as published (no wait) with the spin lock: reported, not asserted. */

@@ -22,7 +22,11 @@
 #define WGS_W_ABORT (5u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
 #define WGS_W_CONFIG (6u * WGS_LINE_WORDS)       /* host-written settings, read-only on device */
 #define WGS_W_ERROR (7u * WGS_LINE_WORDS)        /* checked builds: first error report */
-#define WGS_W_ARRAYS (8u * WGS_LINE_WORDS)       /* per-group arrays start here */
+#define WGS_W_GEN (8u * WGS_LINE_WORDS)          /* counter/tree barriers: generation */
+#define WGS_W_TOP (9u * WGS_LINE_WORDS)          /* counter/tree barriers: top-level count */
+#define WGS_W_CHUNKS (10u * WGS_LINE_WORDS)      /* tree barrier: one count per chunk, a line each */
+#define WGS_MAX_CHUNKS 64u
+#define WGS_W_ARRAYS ((10u + WGS_MAX_CHUNKS) * WGS_LINE_WORDS) /* per-group arrays start here */
 
 /* Config words (offsets from WGS_W_CONFIG). */
 #define WGS_CFG_VERSION 0u
@@ -35,9 +39,18 @@
 #define WGS_CFG_TIMED 7u      /* 1: device records protocol timestamps */
 #define WGS_CFG_WAIT_LO 8u    /* closer's wait outside the mutex before closing (wgsync), low */
 #define WGS_CFG_WAIT_HI 9u    /*   (iterations, or nanoseconds where the device has a timer) */
+#define WGS_CFG_BARRIER 10u   /* WGS_BARRIER_KIND_* (CUDA; OpenCL uses XF) */
 
 #define WGS_LOCK_KIND_TICKET 0u
 #define WGS_LOCK_KIND_SPIN 1u
+#define WGS_LOCK_KIND_FREE 2u /* wgsync's lock-free counter protocol (no mutex) */
+
+#define WGS_BARRIER_KIND_XF 0u      /* seed 003 §4.2: master polls per-group flags */
+#define WGS_BARRIER_KIND_COUNTER 1u /* one arrival counter; the last arriver flips a generation */
+#define WGS_BARRIER_KIND_TREE 2u    /* sqrt(n) chunk counters, then the top counter, then flip */
+
+/* Lock-free protocol: the count word's top bit is the closed poll. */
+#define WGS_COUNT_CLOSED 0x80000000u
 
 #define WGS_MODE_DISCOVER 0u /* run the discovery protocol */
 #define WGS_MODE_ALL 1u      /* every launched group participates, ids native (unsafe; bound search) */
@@ -58,13 +71,15 @@
 #define WGS_DEV_ERR_GRID_BARRIER 1u /* a grid barrier timed out: some groups never arrived */
 #define WGS_DEV_ERR_LOCK 2u         /* the discovery mutex was never granted */
 #define WGS_DEV_ERR_OVERFLOW 3u     /* more groups launched than the state can hold */
+#define WGS_DEV_ERR_SPLIT 4u        /* split grid barrier misuse: wait before arrive, arrive twice */
 
 /* Per-group arrays, each max_groups words long, in this order. */
 #define WGS_A_MAP 0u    /* seed 003 Fig. 3 M: participating id, or WGS_NOT_PARTICIPATING */
 #define WGS_A_FLAG 1u   /* seed 003 Fig. 2 XF barrier flags */
 #define WGS_A_EPOCH 2u  /* checked builds: grid barrier instances each group has entered */
 #define WGS_A_TIME 3u   /* 4 words per group: protocol start lo/hi, end lo/hi (ns) */
-#define WGS_A_WORDS(g) (7u * (g))
+#define WGS_A_FINAL 7u  /* lock-free protocol: (participant count + 1) once closed; one word */
+#define WGS_A_WORDS(g) (7u * (g) + WGS_LINE_WORDS)
 
 #define WGS_NOT_PARTICIPATING 0xffffffffu
 
@@ -80,6 +95,7 @@
 #define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))
 #define WGS_OFF_EPOCH(g) (WGS_W_ARRAYS + 2u * (g))
 #define WGS_OFF_TIME(g) (WGS_W_ARRAYS + 3u * (g))
+#define WGS_OFF_FINAL(g) (WGS_W_ARRAYS + 7u * (g))
 #define WGS_STATE_WORDS(g) (WGS_W_ARRAYS + WGS_A_WORDS(g))
 
 #endif

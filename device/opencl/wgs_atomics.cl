@@ -61,6 +61,10 @@ WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   return atomic_exchange_explicit(WGS__A(p), v, memory_order_acquire, memory_scope_device);
 }
+WGS_FN uint wgs__or_rlx(wgs_word_ptr p, uint v)
+{
+  return atomic_fetch_or_explicit(WGS__A(p), v, memory_order_relaxed, memory_scope_device);
+}
 WGS_FN uint wgs__cas_rlx(wgs_word_ptr p, uint expected, uint desired)
 {
   atomic_compare_exchange_strong_explicit(WGS__A(p), &expected, desired, memory_order_relaxed,
@@ -104,6 +108,7 @@ WGS_FN uint wgs__cas_rlx(wgs_word_ptr p, uint expected, uint desired)
 {
   return atomic_cmpxchg(p, expected, desired);
 }
+WGS_FN uint wgs__or_rlx(wgs_word_ptr p, uint v) { return atomic_or(p, v); }
 #define WGS_HAS_TIMER 1
 WGS_FN ulong wgs__timer_ns(void)
 {
@@ -137,6 +142,7 @@ WGS_FN uint wgs__cas_rlx(wgs_word_ptr p, uint expected, uint desired)
 {
   return atomic_cmpxchg(p, expected, desired);
 }
+WGS_FN uint wgs__or_rlx(wgs_word_ptr p, uint v) { return atomic_or(p, v); }
 #endif
 
 #ifndef WGS_HAS_TIMER

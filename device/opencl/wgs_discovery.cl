@@ -152,6 +152,66 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
 }
 
 /*
+ * wgsync's lock-free protocol (WGS_LOCK_KIND_FREE): one atomic add per group instead of two
+ * mutex hand-offs, so that a launch of thousands of groups is not serialised through a lock.
+ *   poll:  old = fetch_add(count, 1). If old has the CLOSED bit, the group does not take part
+ *          (its increment lands above the bit and is never read as an id); else id = old.
+ *   close: participant 0 waits for quiescence (count unchanged for W), then
+ *          old = fetch_or(count, CLOSED): n = old is the number of adds that came before the bit,
+ *          and it publishes final = n + 1 with a release store. Every participant waits for it.
+ * The four properties of seed 003 §3.2:
+ *  - at least one: the first add in count's modification order sees no CLOSED bit;
+ *  - consistent count: exactly the adds before the fetch_or see no bit, they got 0..n-1, and
+ *    every participant reads the same published n;
+ *  - contiguous unique ids: the adds before the fetch_or return 0..n-1, once each;
+ *  - simultaneous occupancy: at the moment of the fetch_or every participant has started (its
+ *    add is before it) and none has finished (each waits for final, written after it).
+ * Waiting for final is safe: the writer is participant 0, which is occupant by the same argument.
+ */
+WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group)
+{
+  uint mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
+  wgs_word_ptr final_word = s + WGS_OFF_FINAL(mg);
+  ulong t0 = wgs__timer_ns();
+  uint old = wgs__add_rlx(&s[WGS_W_COUNT], 1u);
+  if (old & WGS_COUNT_CLOSED)
+    return WGS_NOT_PARTICIPATING;
+  if (old == 0u) {
+    ulong wait = ((ulong)s[WGS_W_CONFIG + WGS_CFG_WAIT_HI] << 32) | s[WGS_W_CONFIG + WGS_CFG_WAIT_LO];
+    ulong w0 = wgs__timer_ns(), i = 0u;
+    uint seen = 1u;
+    while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait) : (i < wait)) {
+      ++i;
+      uint now = wgs__ld_rlx(&s[WGS_W_COUNT]);
+      if (now != seen) { /* a new participant: restart the quiet period */
+        seen = now;
+        w0 = wgs__timer_ns();
+        i = 0u;
+      }
+    }
+    /* The RMW reads the latest count: n is exact. Release publishes it to the participants. */
+    uint n = wgs__or_rlx(&s[WGS_W_COUNT], WGS_COUNT_CLOSED);
+    wgs__st_rel(final_word, n + 1u);
+  } else {
+    wgs__spin sp;
+    wgs__spin_init(&sp);
+    while (wgs__ld_acq(final_word) == 0u) {
+      if (wgs__lock_gave_up(s, &sp, group))
+        break;
+    }
+  }
+  if (s[WGS_W_CONFIG + WGS_CFG_TIMED] != 0u) {
+    wgs_word_ptr t = s + WGS_OFF_TIME(mg) + 4u * group;
+    ulong t1 = wgs__timer_ns();
+    t[0] = (uint)t0;
+    t[1] = (uint)(t0 >> 32);
+    t[2] = (uint)t1;
+    t[3] = (uint)(t1 >> 32);
+  }
+  return old;
+}
+
+/*
  * wgs_discover: must be called by every work-item of every group, first thing in the kernel
  * and outside any condition. Fills *env and returns 1 when this group participates, 0 when it
  * must leave (the same answer for the whole group). Launch 1-D NDRanges.
@@ -180,8 +240,13 @@ WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
     return (int)env->participating;
   }
 
-  if (env->local_id == 0u)
-    wgs__st_rlx(&map[min(group, mg - 1u)], group < mg ? wgs__poll(s, group) : WGS_NOT_PARTICIPATING);
+  uint free_protocol = s[WGS_W_CONFIG + WGS_CFG_LOCK] == WGS_LOCK_KIND_FREE;
+  if (env->local_id == 0u) {
+    uint id = WGS_NOT_PARTICIPATING;
+    if (group < mg)
+      id = free_protocol ? wgs__poll_free(s, group) : wgs__poll(s, group);
+    wgs__st_rlx(&map[min(group, mg - 1u)], id);
+  }
   /* The global fence makes the representative's M entry visible to its group. */
   barrier(CLK_GLOBAL_MEM_FENCE);
   uint id = group < mg ? wgs__ld_rlx(&map[group]) : WGS_NOT_PARTICIPATING;
@@ -190,7 +255,10 @@ WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
   env->group_id = env->participating ? id : 0u;
   /* A participant's representative closed the poll, or saw it closed, under the mutex after
    * every increment; the barrier carries that to its group, so this load sees the final count. */
-  env->num_groups = env->participating ? wgs__ld_rlx(&s[WGS_W_COUNT]) : 0u;
+  if (free_protocol) /* the representative acquired final before the barrier */
+    env->num_groups = env->participating ? wgs__ld_rlx(s + WGS_OFF_FINAL(mg)) - 1u : 0u;
+  else
+    env->num_groups = env->participating ? wgs__ld_rlx(&s[WGS_W_COUNT]) : 0u;
   return (int)env->participating;
 }
 

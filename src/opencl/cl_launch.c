@@ -92,7 +92,9 @@ static void fill_header(uint32_t *h, wgs_lock lock, uint32_t delay, uint64_t wai
   h[WGS_W_POLL] = 1u;
   uint32_t *c = h + WGS_W_CONFIG;
   c[WGS_CFG_VERSION] = WGS_LAYOUT_VERSION;
-  c[WGS_CFG_LOCK] = lock == WGS_LOCK_SPIN ? WGS_LOCK_KIND_SPIN : WGS_LOCK_KIND_TICKET;
+  c[WGS_CFG_LOCK] = lock == WGS_LOCK_SPIN   ? WGS_LOCK_KIND_SPIN
+                    : lock == WGS_LOCK_FREE ? WGS_LOCK_KIND_FREE
+                                            : WGS_LOCK_KIND_TICKET;
   c[WGS_CFG_DELAY] = delay;
   c[WGS_CFG_MODE] = mode;
   c[WGS_CFG_MAX_GROUPS] = max_groups;
@@ -235,9 +237,9 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
     wgs_launch_config_init(&cfg);
   wgs_device_t *dev = st->dev;
 
-  if (cfg.lock != WGS_LOCK_TICKET && cfg.lock != WGS_LOCK_SPIN)
-    return wgs__fail(WGS_EINVAL, "wgs_launch: lock is %d (expected WGS_LOCK_TICKET or "
-                                 "WGS_LOCK_SPIN)", (int)cfg.lock);
+  if (cfg.lock != WGS_LOCK_TICKET && cfg.lock != WGS_LOCK_SPIN && cfg.lock != WGS_LOCK_FREE)
+    return wgs__fail(WGS_EINVAL, "wgs_launch: lock is %d (expected WGS_LOCK_TICKET, "
+                                 "WGS_LOCK_SPIN or WGS_LOCK_FREE)", (int)cfg.lock);
   if (cfg.discovery != WGS_DISCOVERY_PROTOCOL && cfg.discovery != WGS_DISCOVERY_ALL &&
       cfg.discovery != WGS_DISCOVERY_FIXED)
     return wgs__fail(WGS_EINVAL, "wgs_launch: discovery is %d (expected WGS_DISCOVERY_PROTOCOL, "
@@ -305,6 +307,14 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
   res->launched = groups;
   res->kernel_us = kus;
   res->participants = mode == WGS_MODE_DISCOVER ? back[WGS_W_COUNT] : groups;
+  if (mode == WGS_MODE_DISCOVER && cfg.lock == WGS_LOCK_FREE) {
+    uint32_t fin = 0;
+    WGS__CL(clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE,
+                                WGS_OFF_FINAL(st->max_groups) * sizeof(uint32_t), sizeof fin, &fin,
+                                0, NULL, NULL),
+            "clEnqueueReadBuffer(state final count)");
+    res->participants = fin ? fin - 1 : 0;
+  }
 
   if (timed) {
     size_t n = (size_t)groups * 4;
