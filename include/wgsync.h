@@ -57,6 +57,7 @@ typedef struct wgs_device wgs_device_t;
 
 typedef enum {
   WGS_BACKEND_OPENCL = 0,
+  WGS_BACKEND_CUDA = 1, /* wgsync_cuda.h */
 } wgs_backend;
 
 /* How cross-group memory ordering is implemented on a device (device/opencl/wgs_atomics.cl). */
@@ -161,6 +162,14 @@ typedef enum {
                                  to be occupant (seed 003 §5.3 "specialised") */
 } wgs_discovery;
 
+/* Grid barrier algorithm (CUDA chooses per launch; OpenCL runs XF). */
+typedef enum {
+  WGS_BARRIER_DEFAULT = 0, /* the backend's fastest measured: TREE on CUDA, XF on OpenCL */
+  WGS_BARRIER_XF = 1,      /* seed 003 §4.2: the master group polls one flag per group */
+  WGS_BARRIER_COUNTER = 2, /* one arrival counter; the last arriver flips a generation word */
+  WGS_BARRIER_TREE = 3,    /* sqrt(n) chunk counters, then a top counter, then the flip */
+} wgs_barrier;
+
 typedef struct {
   size_t local_size;        /* work-items per group; 0: 256 capped at the kernel's maximum */
   uint32_t groups;          /* groups to launch; 0: over-provisioned default */
@@ -174,6 +183,7 @@ typedef struct {
                                0: none, the protocol exactly as Fig. 3 */
   wgs_discovery discovery;
   double timeout_ms;        /* checked builds: how long one spin may wait; 0: default */
+  wgs_barrier barrier;      /* CUDA: which grid barrier wgs_grid_barrier runs */
 } wgs_launch_config;
 
 typedef struct {
@@ -211,6 +221,7 @@ typedef struct {
   double close_wait_us;   /* as in wgs_launch_config */
   uint32_t groups;        /* 0: over-provisioned default */
   double timeout_ms;      /* 0: default */
+  wgs_barrier barrier;
 } wgs_occupancy_config;
 
 /* One run of the discovery microbenchmark: discovery, then one grid barrier among the
@@ -243,6 +254,8 @@ typedef struct {
   wgs_discovery discovery;
   double timeout_ms;
   int unchecked;      /* 1: run the unchecked (production) build of the barrier */
+  wgs_barrier barrier;
+  int split;          /* CUDA: use the split grid barrier (arrive; other work; wait) */
 } wgs_selftest_config;
 
 typedef struct {

@@ -12,6 +12,10 @@
 #define WGS__PRINTF(a, b)
 #endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Records the detail message for wgs_last_error() and returns status. */
 int wgs__fail(int status, const char *fmt, ...) WGS__PRINTF(2, 3);
 /* Appends to the current detail message (e.g. a build log). */
@@ -28,5 +32,9 @@ void wgs__clear_error(void);
 /* Sources embedded at build time (cmake/embed.cmake). */
 extern const char wgs__device_lib_source[];
 extern const char wgs__tools_source[];
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

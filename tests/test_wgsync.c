@@ -59,6 +59,8 @@ typedef struct {
   uint32_t launched;
 } props_outcome;
 
+static wgs_lock props_lock = WGS_LOCK_TICKET; /* the protocol run_props launches with */
+
 static int run_props(wgs_device_t *dev, const wgs_device_info *in, uint32_t groups,
                      wgs_discovery disc, int do_barrier, wgs_launch_result *res, props_outcome *po)
 {
@@ -136,8 +138,6 @@ static int run_props(wgs_device_t *dev, const wgs_device_info *in, uint32_t grou
   (void)in;
   return rc;
 }
-
-static wgs_lock props_lock = WGS_LOCK_TICKET;
 
 static int case_props(void)
 {

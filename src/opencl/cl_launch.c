@@ -103,6 +103,7 @@ static void fill_header(uint32_t *h, wgs_lock lock, uint32_t delay, uint64_t wai
   c[WGS_CFG_TIMED] = timed ? 1u : 0u;
   c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
   c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
+  c[WGS_CFG_BARRIER] = WGS_BARRIER_KIND_XF;
 }
 
 /* Resets st and runs kernel on groups x local; fills header with the state's header after. */
@@ -244,6 +245,10 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
       cfg.discovery != WGS_DISCOVERY_FIXED)
     return wgs__fail(WGS_EINVAL, "wgs_launch: discovery is %d (expected WGS_DISCOVERY_PROTOCOL, "
                                  "_ALL or _FIXED)", (int)cfg.discovery);
+  if (cfg.barrier != WGS_BARRIER_DEFAULT && cfg.barrier != WGS_BARRIER_XF)
+    return wgs__fail(WGS_EUNSUPPORTED, "wgs_launch: barrier %d is not available on OpenCL "
+                                       "(expected WGS_BARRIER_DEFAULT or WGS_BARRIER_XF)",
+                     (int)cfg.barrier);
   if (!(cfg.timeout_ms >= 0) || isinf(cfg.timeout_ms))
     return wgs__fail(WGS_EINVAL, "wgs_launch: timeout_ms is %g (expected a finite value >= 0)",
                      cfg.timeout_ms);

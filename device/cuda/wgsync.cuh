@@ -1,0 +1,455 @@
+/*
+ * wgsync device library for CUDA C: occupancy discovery (seed 003 §3), the participating-group
+ * environment (Table 2), grid barriers among participating groups (§4), a split grid barrier,
+ * and checked builds (-DWGS_CHECKED=1: every spin bounded, misuse reported, never a hang).
+ * Same API and semantics as the OpenCL device library (device/opencl); the state layout is device/common/wgs_layout.h.
+ *
+ *   __global__ void k(unsigned *wgs, ...) {
+ *     wgs_env env;
+ *     if (wgs_discover(wgs, &env)) { ... wgs_grid_barrier(&env); ... }
+ *   }
+ *
+ * Memory ordering uses PTX (sm_70+) at gpu scope, each site saying why it is enough:
+ * ld.acquire.gpu / st.release.gpu for flags and generations, atom.acq_rel.gpu for arrival
+ * counters (an acq_rel RMW chain is a release sequence: the last arriver's RMW synchronises
+ * with every earlier arriver's), __syncthreads() (bar.sync, CTA-scope ordering) around them.
+ */
+#ifndef WGSYNC_CUH
+#define WGSYNC_CUH
+
+#include "wgs_layout.h"
+
+#define WGS_DEV static __device__ __forceinline__
+
+/* ---- atomics layer (PTX) ---------------------------------------------------------------- */
+WGS_DEV unsigned wgs__ld_acq(const unsigned *p)
+{
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+WGS_DEV unsigned wgs__ld_rlx(const unsigned *p)
+{
+  unsigned v;
+  asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+WGS_DEV void wgs__st_rel(unsigned *p, unsigned v)
+{
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+WGS_DEV void wgs__st_rlx(unsigned *p, unsigned v)
+{
+  asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+WGS_DEV unsigned wgs__add_rlx(unsigned *p, unsigned v)
+{
+  unsigned old;
+  asm volatile("atom.relaxed.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+WGS_DEV unsigned wgs__add_acqrel(unsigned *p, unsigned v)
+{
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+WGS_DEV unsigned wgs__xchg_acq(unsigned *p, unsigned v)
+{
+  unsigned old;
+  asm volatile("atom.acquire.gpu.global.exch.b32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+WGS_DEV unsigned wgs__or_rlx(unsigned *p, unsigned v)
+{
+  unsigned old;
+  asm volatile("atom.relaxed.gpu.global.or.b32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+WGS_DEV unsigned wgs__cas_rlx(unsigned *p, unsigned expected, unsigned desired)
+{
+  unsigned old;
+  asm volatile("atom.relaxed.gpu.global.cas.b32 %0, [%1], %2, %3;"
+               : "=r"(old) : "l"(p), "r"(expected), "r"(desired) : "memory");
+  return old;
+}
+WGS_DEV unsigned long long wgs__timer_ns()
+{
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+WGS_DEV unsigned long long wgs__cfg64(const unsigned *s, unsigned lo)
+{
+  return ((unsigned long long)s[WGS_W_CONFIG + lo + 1] << 32) | s[WGS_W_CONFIG + lo];
+}
+
+/* ---- bounded spins (checked builds), as in device/opencl/wgs_atomics.cl ------------------ */
+#define WGS__TIMED_OUT 1
+#define WGS__ABORTED 2
+struct wgs__spin {
+  unsigned long long start, iters;
+};
+WGS_DEV void wgs__spin_init(wgs__spin *sp)
+{
+  sp->iters = 0;
+  sp->start = wgs__timer_ns();
+}
+#if defined(WGS_CHECKED) && WGS_CHECKED
+WGS_DEV int wgs__spin_gave_up(unsigned *s, wgs__spin *sp)
+{
+  unsigned state = wgs__ld_rlx(&s[WGS_W_ABORT]);
+  if (state == WGS_ABORT_DONE)
+    return WGS__ABORTED;
+  if ((++sp->iters & 255u) != 0u)
+    return 0;
+  if (wgs__timer_ns() - sp->start <= wgs__cfg64(s, WGS_CFG_LIMIT_LO) || state != WGS_ABORT_RUNNING)
+    return 0;
+  if (wgs__cas_rlx(&s[WGS_W_ABORT], WGS_ABORT_RUNNING, WGS_ABORT_REPORTING) != WGS_ABORT_RUNNING)
+    return 0; /* another spin reports; wait for it */
+  return WGS__TIMED_OUT;
+}
+#else
+#define wgs__spin_gave_up(s, sp) 0
+#endif
+WGS_DEV void wgs__abort_done(unsigned *s) { wgs__st_rel(&s[WGS_W_ABORT], WGS_ABORT_DONE); }
+
+/* ---- environment ------------------------------------------------------------------------ */
+struct wgs_env {
+  unsigned *s;
+  unsigned max_groups, group_id, num_groups, local_id, local_size, instance, participating;
+  unsigned barrier_kind;
+  unsigned split_gen;   /* generation seen by the pending split arrive */
+  unsigned split_state; /* 0 idle, 1 arrived (checked builds use it to report misuse) */
+};
+
+WGS_DEV unsigned wgs_get_group_id(const wgs_env *e) { return e->group_id; }
+WGS_DEV unsigned wgs_get_num_groups(const wgs_env *e) { return e->num_groups; }
+WGS_DEV size_t wgs_get_global_id(const wgs_env *e)
+{
+  return (size_t)e->group_id * e->local_size + e->local_id;
+}
+WGS_DEV size_t wgs_get_global_size(const wgs_env *e) { return (size_t)e->num_groups * e->local_size; }
+
+/* ---- discovery (seed 003 Fig. 3; ticket / spin lock; and wgsync's lock-free protocol) ----- */
+WGS_DEV void wgs__report(unsigned *s, unsigned code, unsigned group)
+{
+  if (wgs__cas_rlx(&s[WGS_W_ERROR + WGS_ERR_CODE], 0u, code) == 0u)
+    wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
+}
+WGS_DEV int wgs__lock_gave_up(unsigned *s, wgs__spin *sp, unsigned group)
+{
+  int why = wgs__spin_gave_up(s, sp);
+  if (why == WGS__TIMED_OUT) {
+    wgs__report(s, WGS_DEV_ERR_LOCK, group);
+    wgs__abort_done(s);
+  }
+  return why != 0;
+}
+WGS_DEV int wgs__lock(unsigned *s, unsigned kind, unsigned *ticket, unsigned group)
+{
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  if (kind == WGS_LOCK_KIND_SPIN) {
+    while (wgs__xchg_acq(&s[WGS_W_SPIN], 1u) != 0u) /* acquire: see the last holder's writes */
+      if (wgs__lock_gave_up(s, &sp, group))
+        return 0;
+  } else {
+    *ticket = wgs__add_rlx(&s[WGS_W_TICKET_NEXT], 1u); /* ordering comes from the serve load */
+    while (wgs__ld_acq(&s[WGS_W_TICKET_SERVE]) != *ticket)
+      if (wgs__lock_gave_up(s, &sp, group))
+        return 0;
+  }
+  return 1;
+}
+WGS_DEV void wgs__unlock(unsigned *s, unsigned kind, unsigned ticket)
+{
+  if (kind == WGS_LOCK_KIND_SPIN) /* release: the next holder sees the critical section */
+    wgs__st_rel(&s[WGS_W_SPIN], 0u);
+  else
+    wgs__st_rel(&s[WGS_W_TICKET_SERVE], ticket + 1u);
+}
+/* Quiescence wait (wgsync): until *word stays unchanged for wait_ns, or until stop() says so. */
+WGS_DEV void wgs__quiesce(unsigned *s, const unsigned *word, unsigned seen, bool watch_poll)
+{
+  unsigned long long wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__timer_ns();
+  while (wgs__timer_ns() - w0 < wait) {
+    if (watch_poll && (wgs__ld_acq(&s[WGS_W_POLL]) == 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
+      break; /* closed already: waiting longer adds nobody */
+    unsigned now = wgs__ld_rlx(word);
+    if (now != seen) {
+      seen = now;
+      w0 = wgs__timer_ns();
+    }
+  }
+}
+WGS_DEV void wgs__stamp(unsigned *s, unsigned mg, unsigned group, unsigned long long t0)
+{
+  if (s[WGS_W_CONFIG + WGS_CFG_TIMED] == 0u)
+    return;
+  unsigned *t = s + WGS_OFF_TIME(mg) + 4u * group;
+  unsigned long long t1 = wgs__timer_ns();
+  t[0] = (unsigned)t0;
+  t[1] = (unsigned)(t0 >> 32);
+  t[2] = (unsigned)t1;
+  t[3] = (unsigned)(t1 >> 32);
+}
+/* Fig. 3 under a mutex; the comments of device/opencl/wgs_discovery.cl apply line for line. */
+WGS_DEV unsigned wgs__poll_locked(unsigned *s, unsigned group, unsigned mg)
+{
+  unsigned kind = s[WGS_W_CONFIG + WGS_CFG_LOCK], delay = s[WGS_W_CONFIG + WGS_CFG_DELAY];
+  unsigned ticket = 0u, id = WGS_NOT_PARTICIPATING;
+  unsigned long long t0 = wgs__timer_ns();
+  if (wgs__lock(s, kind, &ticket, group)) {
+    if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u) {
+      id = wgs__ld_rlx(&s[WGS_W_COUNT]);
+      wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
+    }
+    wgs__unlock(s, kind, ticket);
+  }
+  if (id == WGS_NOT_PARTICIPATING)
+    return id;
+  for (unsigned d = 0u; d < delay; ++d) { /* §5.4 delay */
+    if (!wgs__lock(s, kind, &ticket, group))
+      break;
+    wgs__unlock(s, kind, ticket);
+  }
+  wgs__quiesce(s, &s[WGS_W_COUNT], id + 1u, true);
+  if (wgs__lock(s, kind, &ticket, group)) {
+    if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u)
+      wgs__st_rlx(&s[WGS_W_POLL], 0u);
+    wgs__unlock(s, kind, ticket);
+  }
+  wgs__stamp(s, mg, group, t0);
+  return id;
+}
+/* wgsync's lock-free protocol; the §3.2 argument is in device/opencl/wgs_discovery.cl. */
+WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg)
+{
+  unsigned *final_word = s + WGS_OFF_FINAL(mg);
+  unsigned long long t0 = wgs__timer_ns();
+  unsigned old = wgs__add_rlx(&s[WGS_W_COUNT], 1u);
+  if (old & WGS_COUNT_CLOSED)
+    return WGS_NOT_PARTICIPATING;
+  if (old == 0u) {
+    wgs__quiesce(s, &s[WGS_W_COUNT], 1u, false);
+    unsigned n = wgs__or_rlx(&s[WGS_W_COUNT], WGS_COUNT_CLOSED); /* RMW: n is exact */
+    wgs__st_rel(final_word, n + 1u);                              /* publish to participants */
+  } else {
+    wgs__spin sp;
+    wgs__spin_init(&sp);
+    while (wgs__ld_acq(final_word) == 0u)
+      if (wgs__lock_gave_up(s, &sp, group))
+        break;
+  }
+  wgs__stamp(s, mg, group, t0);
+  return old;
+}
+
+/* First thing in the kernel, from every thread, outside any condition; 1-D grids and blocks.
+ * Returns 1 when this block takes part (the same answer for the whole block). */
+WGS_DEV int wgs_discover(unsigned *state, wgs_env *env)
+{
+  unsigned *s = state;
+  unsigned group = blockIdx.x, mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
+  unsigned mode = s[WGS_W_CONFIG + WGS_CFG_MODE], lock = s[WGS_W_CONFIG + WGS_CFG_LOCK];
+  unsigned *map = s + WGS_OFF_MAP(mg);
+  env->s = s;
+  env->max_groups = mg;
+  env->local_id = threadIdx.x;
+  env->local_size = blockDim.x;
+  env->instance = 0u;
+  env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
+  env->split_state = 0u;
+  env->split_gen = 0u;
+  if (mode != WGS_MODE_DISCOVER) {
+    env->group_id = group;
+    env->num_groups = gridDim.x;
+    env->participating = gridDim.x <= mg;
+    return (int)env->participating;
+  }
+  if (threadIdx.x == 0u) {
+    unsigned id = WGS_NOT_PARTICIPATING;
+    if (group < mg)
+      id = lock == WGS_LOCK_KIND_FREE ? wgs__poll_free(s, group, mg) : wgs__poll_locked(s, group, mg);
+    wgs__st_rlx(&map[group < mg ? group : mg - 1u], id);
+  }
+  __syncthreads(); /* CTA ordering carries the representative's M entry (and what it acquired) */
+  unsigned id = group < mg ? wgs__ld_rlx(&map[group]) : WGS_NOT_PARTICIPATING;
+  env->participating = id != WGS_NOT_PARTICIPATING;
+  env->group_id = env->participating ? id : 0u;
+  if (!env->participating)
+    env->num_groups = 0u;
+  else if (lock == WGS_LOCK_KIND_FREE)
+    env->num_groups = wgs__ld_rlx(s + WGS_OFF_FINAL(mg)) - 1u;
+  else
+    env->num_groups = wgs__ld_rlx(&s[WGS_W_COUNT]);
+  return (int)env->participating;
+}
+
+/* ---- grid barriers ---------------------------------------------------------------------- */
+WGS_DEV void wgs__report_grid(const wgs_env *env, unsigned site, unsigned code)
+{
+  unsigned *s = env->s, *err = s + WGS_W_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) != 0u)
+    return;
+  const unsigned *epoch = s + WGS_OFF_EPOCH(env->max_groups);
+  unsigned want = env->instance + 1u, arrived = 0u, missing = 0u;
+  for (unsigned g = 0u; g < env->num_groups; ++g) {
+    if (wgs__ld_rlx(&epoch[g]) >= want) {
+      arrived++;
+    } else {
+      if (missing < WGS_ERR_MISSING_MAX)
+        wgs__st_rlx(&err[WGS_ERR_MISSING + missing], g);
+      missing++;
+    }
+  }
+  wgs__st_rlx(&err[WGS_ERR_SITE], site);
+  wgs__st_rlx(&err[WGS_ERR_INSTANCE], env->instance);
+  wgs__st_rlx(&err[WGS_ERR_ARRIVED], arrived);
+  wgs__st_rlx(&err[WGS_ERR_EXPECTED], env->num_groups);
+  wgs__st_rlx(&err[WGS_ERR_REPORTER], env->group_id);
+  wgs__st_rlx(&err[WGS_ERR_MISSING_N], missing);
+}
+/* Spin while *p == v; acquire on the read that ends it. */
+WGS_DEV void wgs__wait_while(const wgs_env *env, const unsigned *p, unsigned v, unsigned site)
+{
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  while (wgs__ld_acq(p) == v) {
+    int why = wgs__spin_gave_up(env->s, &sp);
+    if (why) {
+      if (why == WGS__TIMED_OUT) {
+        wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+        wgs__abort_done(env->s);
+      }
+      break;
+    }
+  }
+}
+WGS_DEV void wgs__mark_arrival(const wgs_env *env)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
+#endif
+}
+
+/* XF barrier (§4.2), three __syncthreads in every block (uniform), as the OpenCL version. */
+WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
+{
+  unsigned *flag = env->s + WGS_OFF_FLAG(env->max_groups);
+  unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, L = env->local_size;
+  __syncthreads();
+  if (id == 0u) {
+    if (lid == 0u)
+      wgs__mark_arrival(env);
+    for (unsigned g = lid + 1u; g < n; g += L) /* slave g's release store -> this acquire */
+      wgs__wait_while(env, &flag[g], 0u, site);
+  } else if (lid == 0u) {
+    wgs__mark_arrival(env);
+    wgs__st_rel(&flag[id], 1u); /* the block's writes, ordered by __syncthreads, then release */
+  }
+  __syncthreads();
+  if (id == 0u) {
+    for (unsigned g = lid + 1u; g < n; g += L)
+      wgs__st_rel(&flag[g], 0u); /* master's writes (before the barrier above) -> slave g */
+  } else if (lid == 0u) {
+    wgs__wait_while(env, &flag[id], 1u, site);
+  }
+  __syncthreads();
+}
+
+/* Arrival on the counter (one level) or tree (chunks, then top) barrier by the representative.
+ * Returns the generation to wait past. The last arriver resets the counts (relaxed: the release
+ * of the new generation orders the resets before any next-instance arrival, which acquires it)
+ * and publishes generation g+1 with a release store. Every arrival is an acq_rel RMW, so the
+ * last arriver's RMW reads the end of a release sequence and synchronises with all arrivers. */
+WGS_DEV unsigned wgs__arrive_counting(wgs_env *env)
+{
+  unsigned *s = env->s, n = env->num_groups, id = env->group_id;
+  /* The generation cannot move before this group arrives; the last flip happened-before this
+   * group left the previous instance, so this read sees it. */
+  unsigned g = wgs__ld_rlx(&s[WGS_W_GEN]);
+  wgs__mark_arrival(env);
+  unsigned top_n = n;
+  if (env->barrier_kind == WGS_BARRIER_KIND_TREE && n > 8u) {
+    unsigned chunks = 1u;
+    while (chunks * chunks < n && chunks < WGS_MAX_CHUNKS)
+      chunks++;
+    unsigned per = (n + chunks - 1u) / chunks;
+    chunks = (n + per - 1u) / per;
+    unsigned c = id / per, size = min(per, n - c * per);
+    unsigned *cnt = &s[WGS_W_CHUNKS + c * WGS_LINE_WORDS];
+    if (wgs__add_acqrel(cnt, 1u) != size - 1u)
+      return g; /* not last in the chunk */
+    wgs__st_rlx(cnt, 0u);
+    top_n = chunks;
+  }
+  if (wgs__add_acqrel(&s[WGS_W_TOP], 1u) == top_n - 1u) {
+    wgs__st_rlx(&s[WGS_W_TOP], 0u);
+    wgs__st_rel(&s[WGS_W_GEN], g + 1u);
+  }
+  return g;
+}
+
+WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
+{
+  if (env->barrier_kind == WGS_BARRIER_KIND_XF) {
+    wgs__barrier_xf(env, site);
+  } else {
+    __syncthreads(); /* every thread's writes before the representative's release RMW */
+    if (env->local_id == 0u) {
+      unsigned g = wgs__arrive_counting(env);
+      wgs__wait_while(env, &env->s[WGS_W_GEN], g, site);
+    }
+    __syncthreads(); /* the representative's acquire, carried to the block */
+  }
+  env->instance++;
+}
+#define wgs_grid_barrier(env) wgs__grid_barrier((env), (unsigned)__LINE__)
+
+/*
+ * Split grid barrier (device scope): arrive releases everything this block wrote before it;
+ * wait returns once every participating group has arrived at the same instance, and acquires.
+ * Work between them overlaps the barrier. Uses the generation scheme of the counter/tree
+ * barrier (whichever env->barrier_kind selects; XF selects counter), so reuse in a loop has no
+ * reset race: instance k+1's arrivals all follow the flip of instance k.
+ * Every block must alternate arrive, wait, arrive, ...; checked builds report otherwise.
+ */
+WGS_DEV void wgs__misuse(wgs_env *env, unsigned site)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->local_id == 0u) {
+    wgs__report_grid(env, site, WGS_DEV_ERR_SPLIT);
+    wgs__st_rel(&env->s[WGS_W_ABORT], WGS_ABORT_DONE);
+  }
+#endif
+}
+WGS_DEV void wgs__grid_arrive(wgs_env *env, unsigned site)
+{
+  if (env->split_state != 0u)
+    wgs__misuse(env, site); /* arrived twice without a wait */
+  __syncthreads();
+  if (env->local_id == 0u) {
+    unsigned saved = env->barrier_kind;
+    if (saved == WGS_BARRIER_KIND_XF)
+      env->barrier_kind = WGS_BARRIER_KIND_COUNTER;
+    env->split_gen = wgs__arrive_counting(env);
+    env->barrier_kind = saved;
+  }
+  env->split_state = 1u;
+}
+WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
+{
+  if (env->split_state != 1u)
+    wgs__misuse(env, site); /* waited without arriving */
+  else if (env->local_id == 0u)
+    wgs__wait_while(env, &env->s[WGS_W_GEN], env->split_gen, site);
+  __syncthreads();
+  env->split_state = 0u;
+  env->instance++;
+}
+#define wgs_grid_arrive(env) wgs__grid_arrive((env), (unsigned)__LINE__)
+#define wgs_grid_wait(env) wgs__grid_wait((env), (unsigned)__LINE__)
+
+#endif

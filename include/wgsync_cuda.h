@@ -1,0 +1,53 @@
+/*
+ * wgsync for CUDA (host API, C). Kernels include device/cuda/wgsync.cuh (installed as
+ * wgsync/wgsync.cuh) and take the state as a `unsigned *` argument; launches are ordinary
+ * (no cooperative launch): over-provisioned, the extra blocks leave at once.
+ *
+ * Statuses, wgs_strerror and wgs_last_error are those of wgsync.h. CUDA errors come back as
+ * WGS_EBACKEND (or WGS_ENODEV / WGS_ELIMIT) with the CUDA error name in wgs_last_error().
+ */
+#ifndef WGSYNC_CUDA_H
+#define WGSYNC_CUDA_H
+
+#include <cuda_runtime_api.h>
+
+#include "wgsync.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Number of CUDA devices; 0 (with the reason in wgs_last_error) when there is no GPU or driver. */
+int wgs_cuda_device_count(int *count);
+int wgs_cuda_device_info(int device, wgs_device_info *out);
+
+typedef struct wgs_cuda_state wgs_cuda_state_t;
+int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_state_t **out);
+void wgs_cuda_state_release(wgs_cuda_state_t *st);
+unsigned *wgs_cuda_state_device_ptr(const wgs_cuda_state_t *st);
+
+/* Hardware upper bound on resident blocks of local_size threads (SMs x min(32, 2048/size)):
+ * the over-provisioned launch size wgs_cuda_launch uses when cfg->groups is 0. */
+uint32_t wgs_cuda_default_groups(int device, size_t local_size);
+
+/* Launches kernel(args...) with cfg->groups blocks of cfg->local_size threads on stream:
+ * resets the state, passes it as argument cfg->state_arg (args is copied, not changed: give
+ * num_args entries; the entry at state_arg may be NULL), waits, and reports like wgs_launch. */
+int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args, unsigned num_args,
+                    size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg,
+                    wgs_launch_result *res);
+
+/* The occupancy tools and the self-test of wgsync.h, on CUDA device `device`. */
+int wgs_cuda_occupancy_discover(int device, const wgs_occupancy_config *cfg, wgs_launch_result *res);
+int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32_t limit,
+                             void (*probe)(void *user, uint32_t groups, int ok), void *user,
+                             uint32_t *bound);
+/* What the CUDA occupancy API says for the microbenchmark kernel: blocks per SM x SMs. */
+int wgs_cuda_occupancy_api(int device, size_t local_size, size_t shared_bytes, uint32_t *groups);
+int wgs_cuda_max_shared(int device, size_t *bytes);
+int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *cfg, wgs_selftest_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,528 @@
+/*
+ * CUDA backend: device info, protocol state, persistent launch with an ordinary (not
+ * cooperative) launch, the report of a checked build, and the occupancy tools.
+ * The protocol and its state are those of the OpenCL backend (device/common/wgs_layout.h).
+ */
+#include <cuda_runtime.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "wgs_layout.h"
+#include "wgsync_cuda.h"
+
+extern "C" __global__ void wgs_cuda_micro_checked(unsigned *, unsigned, unsigned, unsigned *);
+extern "C" __global__ void wgs_cuda_micro_plain(unsigned *, unsigned, unsigned, unsigned *);
+extern "C" __global__ void wgs_cuda_mp_checked(unsigned *, unsigned *, unsigned, unsigned, unsigned *);
+extern "C" __global__ void wgs_cuda_mp_plain(unsigned *, unsigned *, unsigned, unsigned, unsigned *);
+
+#define HEADER_WORDS WGS_W_ARRAYS
+#define CU(call, what)                                                                       \
+  do {                                                                                       \
+    cudaError_t e_ = (call);                                                                 \
+    if (e_ != cudaSuccess)                                                                   \
+      return cuda_fail((what), e_);                                                          \
+  } while (0)
+
+static int cuda_fail(const char *what, cudaError_t e)
+{
+  int status = WGS_EBACKEND;
+  if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver || e == cudaErrorInvalidDevice)
+    status = WGS_ENODEV;
+  else if (e == cudaErrorInvalidConfiguration || e == cudaErrorLaunchOutOfResources ||
+           e == cudaErrorCooperativeLaunchTooLarge || e == cudaErrorMemoryAllocation)
+    status = WGS_ELIMIT;
+  cudaGetLastError(); /* clear a sticky launch error so the next call starts clean */
+  return wgs__fail(status, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+}
+
+struct wgs_cuda_state {
+  int device;
+  unsigned *mem;
+  uint32_t max_groups;
+};
+
+extern "C" int wgs_cuda_device_count(int *count)
+{
+  WGS__REQUIRE(count);
+  *count = 0;
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    wgs__fail(WGS_OK, "no CUDA device: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+    return WGS_OK;
+  }
+  *count = n;
+  return WGS_OK;
+}
+
+static int set_device(int device)
+{
+  int n = 0;
+  cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess)
+    return cuda_fail("cudaGetDeviceCount", e);
+  if (device < 0 || device >= n)
+    return wgs__fail(WGS_ENODEV, "CUDA device %d does not exist (%d device%s)", device, n,
+                     n == 1 ? "" : "s");
+  CU(cudaSetDevice(device), "cudaSetDevice");
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_device_info(int device, wgs_device_info *out)
+{
+  WGS__REQUIRE(out);
+  int rc = set_device(device);
+  if (rc != WGS_OK)
+    return rc;
+  cudaDeviceProp p;
+  CU(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+  memset(out, 0, sizeof *out);
+  out->backend = WGS_BACKEND_OPENCL; /* overwritten below: see wgs_backend */
+  out->platform_index = -1;
+  out->device_index = device;
+  snprintf(out->platform_name, sizeof out->platform_name, "CUDA");
+  snprintf(out->name, sizeof out->name, "%s", p.name);
+  snprintf(out->vendor, sizeof out->vendor, "NVIDIA");
+  int drv = 0, rt = 0;
+  cudaDriverGetVersion(&drv);
+  cudaRuntimeGetVersion(&rt);
+  snprintf(out->driver_version, sizeof out->driver_version, "CUDA driver %d.%d, runtime %d.%d",
+           drv / 1000, drv % 1000 / 10, rt / 1000, rt % 1000 / 10);
+  snprintf(out->device_version, sizeof out->device_version, "sm_%d%d", p.major, p.minor);
+  snprintf(out->c_version, sizeof out->c_version, "CUDA C++ (PTX memory model)");
+  out->is_gpu = 1;
+  out->compute_units = (unsigned)p.multiProcessorCount;
+  out->max_work_group_size = (size_t)p.maxThreadsPerBlock;
+  out->local_mem_bytes = p.sharedMemPerBlock;
+  out->global_mem_bytes = p.totalGlobalMem;
+  out->atomics = WGS_ATOMICS_PTX;
+  out->has_acq_rel = out->has_scope_device = 1;
+  out->has_timer = 1;
+  out->occupancy_hint = (unsigned)p.multiProcessorCount * 8u;
+  out->backend = WGS_BACKEND_CUDA;
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_state_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  if (max_groups == 0 || max_groups > (1u << 24))
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_state_create: max_groups is %u (expected 1 to %u)",
+                     max_groups, 1u << 24);
+  int rc = set_device(device);
+  if (rc != WGS_OK)
+    return rc;
+  unsigned *mem = NULL;
+  CU(cudaMalloc((void **)&mem, (size_t)WGS_STATE_WORDS(max_groups) * sizeof(unsigned)),
+     "cudaMalloc(state)");
+  wgs_cuda_state_t *st = (wgs_cuda_state_t *)calloc(1, sizeof *st);
+  if (!st) {
+    cudaFree(mem);
+    return wgs__fail(WGS_ENOMEM, "wgs_cuda_state_create: out of memory");
+  }
+  st->device = device;
+  st->mem = mem;
+  st->max_groups = max_groups;
+  *out = st;
+  return WGS_OK;
+}
+
+extern "C" void wgs_cuda_state_release(wgs_cuda_state_t *st)
+{
+  if (!st)
+    return;
+  cudaFree(st->mem);
+  free(st);
+}
+
+extern "C" unsigned *wgs_cuda_state_device_ptr(const wgs_cuda_state_t *st) { return st ? st->mem : NULL; }
+
+extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
+{
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  if (local_size == 0)
+    local_size = 256;
+  size_t per = 2048 / local_size;
+  per = per < 1 ? 1 : per > 32 ? 32 : per;
+  return (uint32_t)(sms * per);
+}
+
+extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args,
+                               unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                               const wgs_launch_config *cfg_in, wgs_launch_result *res_out)
+{
+  WGS__REQUIRE(st);
+  WGS__REQUIRE(kernel);
+  if (num_args > 0)
+    WGS__REQUIRE(args);
+  wgs_launch_result local_res;
+  wgs_launch_result *res = res_out ? res_out : &local_res;
+  memset(res, 0, sizeof *res);
+  res->protocol_us = res->kernel_us = -1;
+  wgs_launch_config cfg;
+  if (cfg_in)
+    cfg = *cfg_in;
+  else
+    wgs_launch_config_init(&cfg);
+  if (cfg.state_arg >= num_args)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: state_arg is %u but the kernel has %u "
+                                 "arguments", cfg.state_arg, num_args);
+  if (cfg.lock != WGS_LOCK_TICKET && cfg.lock != WGS_LOCK_SPIN && cfg.lock != WGS_LOCK_FREE)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: lock is %d (expected WGS_LOCK_TICKET, "
+                                 "_SPIN or _FREE)", (int)cfg.lock);
+  if ((int)cfg.barrier < 0 || cfg.barrier > WGS_BARRIER_TREE)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: barrier is %d (expected a wgs_barrier)",
+                     (int)cfg.barrier);
+  if (cfg.discovery != WGS_DISCOVERY_PROTOCOL && cfg.discovery != WGS_DISCOVERY_ALL &&
+      cfg.discovery != WGS_DISCOVERY_FIXED)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: discovery is %d", (int)cfg.discovery);
+  if (!(cfg.timeout_ms >= 0) || isinf(cfg.timeout_ms) || cfg.close_wait_us > 1e9)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: timeout_ms %g / close_wait_us %g out of range",
+                     cfg.timeout_ms, cfg.close_wait_us);
+  int rc = set_device(st->device);
+  if (rc != WGS_OK)
+    return rc;
+  int maxt = 0;
+  cudaDeviceGetAttribute(&maxt, cudaDevAttrMaxThreadsPerBlock, st->device);
+  size_t local = cfg.local_size ? cfg.local_size : 256;
+  if (local > (size_t)maxt)
+    return wgs__fail(WGS_ELIMIT, "local size %zu exceeds the device maximum of %d threads per "
+                                 "block", local, maxt);
+  uint32_t groups = cfg.groups ? cfg.groups : wgs_cuda_default_groups(st->device, local);
+  if (!cfg.groups && groups > st->max_groups)
+    groups = st->max_groups;
+  if (groups > st->max_groups)
+    return wgs__fail(WGS_ELIMIT, "launch of %u groups exceeds the state's capacity of %u groups "
+                                 "(the max_groups given to wgs_cuda_state_create)",
+                     groups, st->max_groups);
+
+  uint32_t mode = cfg.discovery == WGS_DISCOVERY_PROTOCOL ? WGS_MODE_DISCOVER
+                  : cfg.discovery == WGS_DISCOVERY_ALL    ? WGS_MODE_ALL
+                                                          : WGS_MODE_FIXED;
+  double timeout_ms = cfg.timeout_ms > 0 ? cfg.timeout_ms : 500.0;
+  double wait_us = cfg.close_wait_us < 0 ? 10.0 : cfg.close_wait_us;
+  uint64_t limit = (uint64_t)(timeout_ms * 1e6), wait = (uint64_t)(wait_us * 1e3);
+  uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
+  memset(h, 0, sizeof h);
+  h[WGS_W_POLL] = 1u;
+  uint32_t *c = h + WGS_W_CONFIG;
+  c[WGS_CFG_VERSION] = WGS_LAYOUT_VERSION;
+  c[WGS_CFG_LOCK] = cfg.lock == WGS_LOCK_SPIN   ? WGS_LOCK_KIND_SPIN
+                    : cfg.lock == WGS_LOCK_FREE ? WGS_LOCK_KIND_FREE
+                                                : WGS_LOCK_KIND_TICKET;
+  c[WGS_CFG_DELAY] = cfg.delay;
+  c[WGS_CFG_MODE] = mode;
+  c[WGS_CFG_MAX_GROUPS] = st->max_groups;
+  c[WGS_CFG_LIMIT_LO] = (uint32_t)limit;
+  c[WGS_CFG_LIMIT_HI] = (uint32_t)(limit >> 32);
+  c[WGS_CFG_TIMED] = mode == WGS_MODE_DISCOVER;
+  c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
+  c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
+  c[WGS_CFG_BARRIER] = cfg.barrier == WGS_BARRIER_XF        ? WGS_BARRIER_KIND_XF
+                       : cfg.barrier == WGS_BARRIER_COUNTER ? WGS_BARRIER_KIND_COUNTER
+                                                            : WGS_BARRIER_KIND_TREE;
+
+  void *argv_local[32];
+  void **argv = argv_local;
+  if (num_args > 32 && !(argv = (void **)malloc(num_args * sizeof *argv)))
+    return wgs__fail(WGS_ENOMEM, "wgs_cuda_launch: out of memory");
+  memcpy(argv, args, num_args * sizeof *argv);
+  unsigned *state_ptr = st->mem;
+  argv[cfg.state_arg] = &state_ptr;
+
+  cudaEvent_t e0 = NULL, e1 = NULL;
+  cudaError_t e;
+  rc = WGS_OK;
+#define STEP(call, what)                                                                     \
+  if (rc == WGS_OK && (e = (call)) != cudaSuccess)                                           \
+    rc = cuda_fail((what), e);
+  STEP(cudaMemcpyAsync(st->mem, h, sizeof h, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync(state header)")
+  STEP(cudaMemsetAsync(st->mem + HEADER_WORDS, 0, (size_t)WGS_A_WORDS(st->max_groups) * sizeof(unsigned), stream),
+       "cudaMemsetAsync(state arrays)")
+  STEP(cudaEventCreate(&e0), "cudaEventCreate")
+  STEP(cudaEventCreate(&e1), "cudaEventCreate")
+  STEP(cudaEventRecord(e0, stream), "cudaEventRecord")
+  STEP(cudaLaunchKernel(kernel, dim3(groups), dim3((unsigned)local), argv, shared_bytes, stream),
+       "cudaLaunchKernel")
+  STEP(cudaEventRecord(e1, stream), "cudaEventRecord")
+  STEP(cudaStreamSynchronize(stream), "kernel execution (cudaStreamSynchronize)")
+  STEP(cudaMemcpy(back, st->mem, sizeof back, cudaMemcpyDeviceToHost), "cudaMemcpy(state header)")
+#undef STEP
+  if (rc == WGS_OK) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess)
+      res->kernel_us = ms * 1e3;
+  }
+  if (e0) cudaEventDestroy(e0);
+  if (e1) cudaEventDestroy(e1);
+  if (argv != argv_local)
+    free(argv);
+  if (rc != WGS_OK) {
+    if (rc == WGS_ELIMIT)
+      wgs__fail_append(" (launch of the requested groups x local size)");
+    return rc;
+  }
+  res->launched = groups;
+  res->participants = mode == WGS_MODE_DISCOVER ? back[WGS_W_COUNT] : groups;
+  if (mode == WGS_MODE_DISCOVER && cfg.lock == WGS_LOCK_FREE) {
+    unsigned fin = 0;
+    CU(cudaMemcpy(&fin, st->mem + WGS_OFF_FINAL(st->max_groups), sizeof fin, cudaMemcpyDeviceToHost),
+       "cudaMemcpy(final count)");
+    res->participants = fin ? fin - 1 : 0;
+  }
+  if (mode == WGS_MODE_DISCOVER) {
+    unsigned *t = (unsigned *)malloc((size_t)groups * 4 * sizeof *t);
+    if (t && cudaMemcpy(t, st->mem + WGS_OFF_TIME(st->max_groups), (size_t)groups * 4 * sizeof *t,
+                        cudaMemcpyDeviceToHost) == cudaSuccess) {
+      uint64_t first = UINT64_MAX, last = 0;
+      for (uint32_t g = 0; g < groups; g++) {
+        uint64_t a = t[4 * g] | (uint64_t)t[4 * g + 1] << 32, b = t[4 * g + 2] | (uint64_t)t[4 * g + 3] << 32;
+        if (b == 0)
+          continue;
+        first = a < first ? a : first;
+        last = b > last ? b : last;
+      }
+      if (first != UINT64_MAX && last >= first)
+        res->protocol_us = (double)(last - first) / 1e3;
+    }
+    free(t);
+  }
+  const uint32_t *er = back + WGS_W_ERROR;
+  if (er[WGS_ERR_CODE] == WGS_DEV_ERR_GRID_BARRIER || er[WGS_ERR_CODE] == WGS_DEV_ERR_SPLIT) {
+    res->err_site = er[WGS_ERR_SITE];
+    res->err_instance = er[WGS_ERR_INSTANCE];
+    res->err_arrived = er[WGS_ERR_ARRIVED];
+    res->err_expected = er[WGS_ERR_EXPECTED];
+    res->err_missing_count = er[WGS_ERR_MISSING_N];
+    char ids[WGS_ERR_MISSING_MAX * 12 + 16] = "";
+    size_t used = 0;
+    uint32_t shown = res->err_missing_count < WGS_ERR_MISSING_MAX ? res->err_missing_count : WGS_ERR_MISSING_MAX;
+    for (uint32_t i = 0; i < shown; i++) {
+      res->err_missing[i] = er[WGS_ERR_MISSING + i];
+      used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%u", i ? ", " : "", res->err_missing[i]);
+    }
+    if (shown < res->err_missing_count)
+      snprintf(ids + used, sizeof ids - used, ", ...");
+    if (er[WGS_ERR_CODE] == WGS_DEV_ERR_SPLIT)
+      return wgs__fail(WGS_EDEADLOCK, "split grid barrier misused at line %u (instance %u) by "
+                                      "group %u: a wait without an arrive, or two arrives "
+                                      "without a wait", res->err_site, res->err_instance,
+                       er[WGS_ERR_REPORTER]);
+    return wgs__fail(WGS_EDEADLOCK,
+                     "grid barrier at line %u (barrier instance %u) was not reached by every "
+                     "group within the spin limit: %u of %u groups arrived; missing group ids: "
+                     "%s (reported by group %u; %u groups launched, %s)",
+                     res->err_site, res->err_instance, res->err_arrived, res->err_expected, ids,
+                     er[WGS_ERR_REPORTER], groups,
+                     mode == WGS_MODE_DISCOVER ? "ids from discovery" : "native ids, discovery off");
+  }
+  if (er[WGS_ERR_CODE] == WGS_DEV_ERR_LOCK)
+    return wgs__fail(WGS_ELOCK, "group %u waited past the spin limit in discovery (%u groups "
+                                "launched)", er[WGS_ERR_REPORTER], groups);
+  if (mode == WGS_MODE_DISCOVER && (res->participants == 0 || res->participants > groups))
+    return wgs__fail(WGS_EBACKEND, "discovery counted %u participants of %u launched groups (did "
+                                   "the kernel call wgs_discover with this state?)",
+                     res->participants, groups);
+  return WGS_OK;
+}
+
+/* ---- occupancy tools -------------------------------------------------------------------- */
+
+static int micro_run(int device, const wgs_occupancy_config *cfg, uint32_t groups,
+                     wgs_discovery disc, int do_barrier, wgs_launch_result *res)
+{
+  wgs_cuda_state_t *st = NULL;
+  unsigned *out = NULL;
+  int rc = wgs_cuda_state_create(device, groups, &st);
+  if (rc != WGS_OK)
+    return rc;
+  cudaError_t e = cudaMalloc((void **)&out, (size_t)groups * 2 * sizeof(unsigned));
+  if (e != cudaSuccess) {
+    wgs_cuda_state_release(st);
+    return cuda_fail("cudaMalloc(out)", e);
+  }
+  size_t smem = cfg->local_mem_bytes ? cfg->local_mem_bytes : 1;
+  const void *k = (const void *)wgs_cuda_micro_checked;
+  if (smem > 48 * 1024 &&
+      (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) != cudaSuccess) {
+    cudaFree(out);
+    wgs_cuda_state_release(st);
+    return cuda_fail("cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", e);
+  }
+  unsigned words = (unsigned)(smem / sizeof(unsigned)), barrier = do_barrier ? 1u : 0u;
+  void *args[4] = {NULL, &words, &barrier, &out};
+  wgs_launch_config lc;
+  wgs_launch_config_init(&lc);
+  lc.local_size = cfg->local_size;
+  lc.groups = groups;
+  lc.lock = cfg->lock;
+  lc.delay = cfg->delay;
+  lc.close_wait_us = cfg->close_wait_us;
+  lc.discovery = disc;
+  lc.timeout_ms = cfg->timeout_ms;
+  lc.barrier = cfg->barrier;
+  rc = wgs_cuda_launch(st, k, args, 4, smem, 0, &lc, res);
+  cudaFree(out);
+  wgs_cuda_state_release(st);
+  return rc;
+}
+
+extern "C" int wgs_cuda_max_shared(int device, size_t *bytes)
+{
+  WGS__REQUIRE(bytes);
+  int rc = set_device(device);
+  if (rc != WGS_OK)
+    return rc;
+  int optin = 0;
+  CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+     "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
+  *bytes = (size_t)optin;
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_occupancy_api(int device, size_t local_size, size_t shared_bytes, uint32_t *groups)
+{
+  WGS__REQUIRE(groups);
+  int rc = set_device(device);
+  if (rc != WGS_OK)
+    return rc;
+  const void *k = (const void *)wgs_cuda_micro_checked;
+  if (shared_bytes > 48 * 1024)
+    CU(cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared_bytes),
+       "cudaFuncSetAttribute");
+  int per = 0, sms = 0;
+  CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, k, (int)local_size, shared_bytes),
+     "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+  CU(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+  *groups = (uint32_t)(per * sms);
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_occupancy_discover(int device, const wgs_occupancy_config *cfg, wgs_launch_result *res)
+{
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  uint32_t groups = cfg->groups ? cfg->groups : wgs_cuda_default_groups(device, cfg->local_size);
+  if (groups == 0)
+    return set_device(device) == WGS_OK ? wgs__fail(WGS_ENODEV, "no CUDA device %d", device) : WGS_ENODEV;
+  return micro_run(device, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res);
+}
+
+extern "C" int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32_t limit,
+                                        void (*cb)(void *, uint32_t, int), void *user, uint32_t *bound)
+{
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(bound);
+  *bound = 0;
+  if (limit == 0)
+    limit = 2 * wgs_cuda_default_groups(device, cfg->local_size);
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    return set_device(device);
+  uint32_t lo = 0, hi = 0, n = (uint32_t)sms;
+  for (;;) {
+    wgs_launch_result r;
+    int rc = micro_run(device, cfg, n, WGS_DISCOVERY_ALL, 1, &r);
+    if (rc != WGS_OK && rc != WGS_EDEADLOCK)
+      return rc;
+    if (cb)
+      cb(user, n, rc == WGS_OK);
+    if (rc == WGS_EDEADLOCK) {
+      hi = n;
+      break;
+    }
+    lo = n;
+    if (n >= limit)
+      return wgs__fail(WGS_ELIMIT, "no deadlock up to %u groups", limit);
+    n = n * 2 > limit ? limit : n * 2;
+  }
+  if (lo == 0)
+    lo = 1; /* one group cannot deadlock a barrier with itself */
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    wgs_launch_result r;
+    int rc = micro_run(device, cfg, mid, WGS_DISCOVERY_ALL, 1, &r);
+    if (rc != WGS_OK && rc != WGS_EDEADLOCK)
+      return rc;
+    if (cb)
+      cb(user, mid, rc == WGS_OK);
+    if (rc == WGS_OK)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *bound = lo;
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *cfg, wgs_selftest_result *res)
+{
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  memset(res, 0, sizeof *res);
+  size_t local = cfg->local_size ? cfg->local_size : 256;
+  uint32_t groups = cfg->groups ? cfg->groups : wgs_cuda_default_groups(device, local);
+  uint32_t rounds = cfg->rounds ? cfg->rounds : 1000, split = cfg->split ? 1u : 0u;
+  wgs_cuda_state_t *st = NULL;
+  unsigned *data = NULL, *report = NULL;
+  int rc = wgs_cuda_state_create(device, groups ? groups : 1, &st);
+  if (rc != WGS_OK)
+    return rc;
+  cudaError_t e;
+  if ((e = cudaMalloc((void **)&data, 2 * (size_t)groups * local * 4 * sizeof(unsigned))) != cudaSuccess ||
+      (e = cudaMalloc((void **)&report, 16 * sizeof(unsigned))) != cudaSuccess ||
+      (e = cudaMemset(report, 0, 16 * sizeof(unsigned))) != cudaSuccess) {
+    rc = cuda_fail("cudaMalloc(self-test buffers)", e);
+  } else {
+    void *args[5] = {NULL, &data, &rounds, &split, &report};
+    wgs_launch_config lc;
+    wgs_launch_config_init(&lc);
+    lc.local_size = local;
+    lc.groups = groups;
+    lc.lock = cfg->lock;
+    lc.delay = cfg->delay;
+    lc.close_wait_us = cfg->close_wait_us;
+    lc.discovery = cfg->discovery;
+    lc.timeout_ms = cfg->timeout_ms;
+    lc.barrier = cfg->barrier;
+    const void *k = cfg->unchecked ? (const void *)wgs_cuda_mp_plain : (const void *)wgs_cuda_mp_checked;
+    rc = wgs_cuda_launch(st, k, args, 5, 0, 0, &lc, &res->launch);
+    unsigned rep[16];
+    if (rc == WGS_OK && (e = cudaMemcpy(rep, report, sizeof rep, cudaMemcpyDeviceToHost)) != cudaSuccess)
+      rc = cuda_fail("cudaMemcpy(report)", e);
+    if (rc == WGS_OK) {
+      res->rounds = rounds;
+      res->mismatches = rep[0];
+      res->first_round = rep[1];
+      res->first_reader = rep[2];
+      res->first_source = rep[3];
+      res->first_word = rep[4];
+      res->first_expected = rep[5];
+      res->first_got = rep[6];
+      res->groups_done = rep[7];
+      if (res->mismatches)
+        rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u stale reads in %u rounds over %u "
+                                      "groups; first: round %u, thread %u read word %u of thread "
+                                      "%u: expected 0x%08x, got 0x%08x",
+                       res->mismatches, rounds, res->launch.participants, res->first_round,
+                       res->first_reader, res->first_word, res->first_source, res->first_expected,
+                       res->first_got);
+      else if (res->groups_done != res->launch.participants)
+        rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u groups finished",
+                       res->groups_done, res->launch.participants);
+    }
+  }
+  cudaFree(data);
+  cudaFree(report);
+  wgs_cuda_state_release(st);
+  return rc;
+}

@@ -1,0 +1,3 @@
+#define WGS_CHECKED 0
+#define WGS_SUFFIX _plain
+#include "cuda_tools_impl.cuh"
