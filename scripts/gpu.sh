@@ -43,7 +43,7 @@ fi
 
 R=$(mktemp -d)/results   # many files: packed into one tarball ($OUT takes at most 8)
 mkdir -p "$R"
-(cd build-gpu && ctest --output-on-failure --no-tests=error -j1 2>&1 | tee "$R/ctest-nvidia.log" | tail -40)
+(cd build-gpu && ctest -j1 --output-on-failure --no-tests=error -j1 2>&1 | tee "$R/ctest-nvidia.log" | tail -40)
 scripts/table3-run.sh $W "$R" 20
 for w in 1 3 10 30 100; do
   $W discover -q --json --runs 20 --local-size 256 --wait-us $w > "$R/wait-sweep-ls256-w$w.json"
@@ -53,4 +53,8 @@ $W barrier --json --rounds 5000 --local-size 256 > "$R/barrier-ls256.json"
 $W barrier --json --rounds 5000 --local-size 1024 > "$R/barrier-ls1024.json"
 $W barrier --json --rounds 5000 --local-size 256 --unchecked > "$R/barrier-ls256-unchecked.json"
 grep -h -E '"status"|us_per_barrier|"participants"' "$R"/barrier-*.json
+if [ -x build-gpu/bench/wgsync-bench-cuda ]; then
+  mkdir -p "$R/cuda"
+  build-gpu/bench/wgsync-bench-cuda "$R/cuda"
+fi
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results

@@ -1,0 +1,299 @@
+/*
+ * wgsync CUDA benchmark, side by side in one process on one GPU:
+ *  1. grid-barrier latency: wgsync's XF / counter / tree barriers against cooperative groups'
+ *     grid.sync(), at the issue's group counts; the floor (a block-to-block round trip through
+ *     global memory with st.release/ld.acquire); an empty kernel relaunch; relaunch + 4-byte
+ *     read-back (the multi-kernel host loop). Warm-up, then R repeats of K barriers; median,
+ *     min, max per barrier.
+ *  2. discovery: for the four settings of seed 003 Table 3, the occupancy API, the unsafe bound,
+ *     and ticket / spin / lock-free discovery (wgsync's default and Fig. 3 as published):
+ *     mean discovered, recall, protocol time.
+ * Writes latency.csv, discovery.csv and bench.json into the output folder (argv[1]).
+ */
+#include <algorithm>
+#include <cooperative_groups.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <vector>
+
+#include "wgsync.cuh"
+#include "wgsync_cuda.h"
+
+namespace cg = cooperative_groups;
+
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
+      exit(1);                                                                               \
+    }                                                                                        \
+  } while (0)
+
+__global__ void bench_wgs(unsigned *wgs, unsigned iters, unsigned *sink)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    for (unsigned i = 0; i < iters; i++)
+      wgs_grid_barrier(&e);
+    if (e.local_id == 0 && e.group_id == 0)
+      sink[0] = e.instance;
+  }
+}
+__global__ void bench_wgs_split(unsigned *wgs, unsigned iters, unsigned *sink)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    for (unsigned i = 0; i < iters; i++) {
+      wgs_grid_arrive(&e);
+      wgs_grid_wait(&e);
+    }
+    if (e.local_id == 0 && e.group_id == 0)
+      sink[0] = e.instance;
+  }
+}
+__global__ void bench_cg(unsigned iters, unsigned *sink)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = 0; i < iters; i++)
+    g.sync();
+  if (g.thread_rank() == 0)
+    sink[0] = iters;
+}
+__global__ void pingpong(unsigned *flag, unsigned iters)
+{
+  if (threadIdx.x != 0)
+    return;
+  for (unsigned i = 0; i < iters; i++) {
+    if (blockIdx.x == 0) {
+      wgs__st_rel(flag, 2 * i + 1);
+      while (wgs__ld_acq(flag) != 2 * i + 2) {}
+    } else {
+      while (wgs__ld_acq(flag) != 2 * i + 1) {}
+      wgs__st_rel(flag, 2 * i + 2);
+    }
+  }
+}
+__global__ void empty_kernel(unsigned *p) {}
+__global__ void tiny_step(unsigned *p) { if (threadIdx.x == 0 && blockIdx.x == 0) p[0]++; }
+
+struct stat3 { double med, lo, hi; };
+static stat3 stats(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.front(), v.back()};
+}
+static double now_us()
+{
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+struct row { const char *what; unsigned groups, threads; stat3 us; const char *note; };
+
+int main(int argc, char **argv)
+{
+  const char *out = argc > 1 ? argv[1] : ".";
+  const unsigned K = 2000, R = 7;
+  int n = 0;
+  wgs_cuda_device_count(&n);
+  if (!n) {
+    printf("no CUDA device: %s\n", wgs_last_error());
+    return 77;
+  }
+  wgs_device_info in;
+  wgs_cuda_device_info(0, &in);
+  char date[32];
+  time_t tt = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  printf("wgsync CUDA bench  %s\ndevice %s (%s, %u SMs), %s\n\n", date, in.name, in.device_version,
+         in.compute_units, in.driver_version);
+  unsigned *sink;
+  CK(cudaMalloc(&sink, 64));
+  std::vector<row> rows;
+
+  /* floor and relaunch costs */
+  {
+    std::vector<double> v;
+    for (unsigned r = 0; r <= R; r++) {
+      CK(cudaMemset(sink, 0, 4));
+      cudaEvent_t a, b;
+      cudaEventCreate(&a), cudaEventCreate(&b);
+      cudaEventRecord(a);
+      pingpong<<<2, 32>>>(sink, K);
+      cudaEventRecord(b);
+      CK(cudaEventSynchronize(b));
+      float ms;
+      cudaEventElapsedTime(&ms, a, b);
+      if (r)
+        v.push_back(ms * 1e3 / K);
+    }
+    rows.push_back({"floor: round trip st.release/ld.acquire", 2, 32, stats(v), "2 blocks"});
+    v.clear();
+    for (unsigned r = 0; r <= R; r++) {
+      cudaEvent_t a, b;
+      cudaEventCreate(&a), cudaEventCreate(&b);
+      cudaEventRecord(a);
+      for (unsigned i = 0; i < K; i++)
+        empty_kernel<<<1056, 256>>>(sink);
+      cudaEventRecord(b);
+      CK(cudaEventSynchronize(b));
+      float ms;
+      cudaEventElapsedTime(&ms, a, b);
+      if (r)
+        v.push_back(ms * 1e3 / K);
+    }
+    rows.push_back({"relaunch: empty kernel back to back", 1056, 256, stats(v), "per launch"});
+    v.clear();
+    unsigned host;
+    for (unsigned r = 0; r <= R; r++) {
+      double t0 = now_us();
+      for (unsigned i = 0; i < 200; i++) {
+        tiny_step<<<1056, 256>>>(sink);
+        CK(cudaMemcpy(&host, sink, 4, cudaMemcpyDeviceToHost));
+      }
+      if (r)
+        v.push_back((now_us() - t0) / 200);
+    }
+    rows.push_back({"host loop: launch + 4-byte read-back", 1056, 256, stats(v), "per iteration"});
+  }
+
+  /* barrier latency */
+  const unsigned settings[][2] = {{132, 256}, {1056, 256}, {2112, 128}, {4224, 32}, {264, 1024}};
+  const struct { const char *name; wgs_barrier b; int split; } kinds[] = {
+      {"wgsync xf (seed 003 §4.2)", WGS_BARRIER_XF, 0},
+      {"wgsync counter", WGS_BARRIER_COUNTER, 0},
+      {"wgsync tree", WGS_BARRIER_TREE, 0},
+      {"wgsync tree, split arrive+wait", WGS_BARRIER_TREE, 1}};
+  for (auto &s : settings) {
+    unsigned G = s[0], T = s[1];
+    std::vector<double> v;
+    void *cargs[2] = {(void *)&K, (void *)&sink};
+    cudaError_t ce = cudaSuccess;
+    for (unsigned r = 0; r <= R && ce == cudaSuccess; r++) {
+      cudaEvent_t a, b;
+      cudaEventCreate(&a), cudaEventCreate(&b);
+      cudaEventRecord(a);
+      ce = cudaLaunchCooperativeKernel((const void *)bench_cg, dim3(G), dim3(T), cargs, 0, 0);
+      cudaEventRecord(b);
+      cudaEventSynchronize(b);
+      float ms;
+      cudaEventElapsedTime(&ms, a, b);
+      if (r && ce == cudaSuccess)
+        v.push_back(ms * 1e3 / K);
+    }
+    if (ce == cudaSuccess)
+      rows.push_back({"cooperative groups grid.sync()", G, T, stats(v), "cooperative launch"});
+    else {
+      printf("grid.sync at %ux%u: %s\n", G, T, cudaGetErrorString(ce));
+      cudaGetLastError();
+    }
+    wgs_cuda_state_t *st;
+    if (wgs_cuda_state_create(0, G, &st) != WGS_OK) {
+      printf("%s\n", wgs_last_error());
+      return 1;
+    }
+    for (auto &k : kinds) {
+      v.clear();
+      int rc = WGS_OK;
+      for (unsigned r = 0; r <= R && rc == WGS_OK; r++) {
+        void *args[3] = {NULL, (void *)&K, (void *)&sink};
+        wgs_launch_config c;
+        wgs_launch_config_init(&c);
+        c.local_size = T;
+        c.groups = G;
+        c.discovery = WGS_DISCOVERY_FIXED; /* G is at or under the occupancy bound here */
+        c.barrier = k.b;
+        wgs_launch_result res;
+        rc = wgs_cuda_launch(st, k.split ? (const void *)bench_wgs_split : (const void *)bench_wgs,
+                             args, 3, 0, 0, &c, &res);
+        if (r && rc == WGS_OK)
+          v.push_back(res.kernel_us / K);
+      }
+      if (rc == WGS_OK)
+        rows.push_back({k.name, G, T, stats(v), "ordinary launch"});
+      else
+        printf("%s at %ux%u: %s\n", k.name, G, T, wgs_last_error());
+    }
+    wgs_cuda_state_release(st);
+  }
+
+  char path[1024];
+  snprintf(path, sizeof path, "%s/latency.csv", out);
+  FILE *f = fopen(path, "w");
+  fprintf(f, "what,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat,note\n");
+  printf("%-44s %6s %6s %10s %10s %10s\n", "barrier latency", "groups", "thr", "median_us", "min", "max");
+  for (auto &r : rows) {
+    fprintf(f, "\"%s\",%u,%u,%.4f,%.4f,%.4f,%u,%u,%s\n", r.what, r.groups, r.threads, r.us.med, r.us.lo,
+            r.us.hi, R, K, r.note);
+    printf("%-44s %6u %6u %10.3f %10.3f %10.3f\n", r.what, r.groups, r.threads, r.us.med, r.us.lo, r.us.hi);
+  }
+  fclose(f);
+
+  /* discovery: seed 003 Table 3 on CUDA */
+  size_t maxsh = 0;
+  wgs_cuda_max_shared(0, &maxsh);
+  snprintf(path, sizeof path, "%s/discovery.csv", out);
+  f = fopen(path, "w");
+  fprintf(f, "threads,shared_bytes,occupancy_api,bound,protocol,lock,runs,mean,min,max,recall_pct,protocol_us_median,protocol_us_min,protocol_us_max\n");
+  printf("\n%-7s %-7s %5s %5s %-22s %8s %6s %6s %8s %12s\n", "threads", "shared", "api", "bound",
+         "protocol", "mean", "min", "max", "recall", "proto_us_med");
+  const char *lockname[] = {"ticket", "spin", "free"};
+  for (unsigned T : {256u, 1024u}) {
+    for (size_t sh : {(size_t)1, maxsh}) {
+      wgs_occupancy_config oc;
+      memset(&oc, 0, sizeof oc);
+      oc.local_size = T;
+      oc.local_mem_bytes = sh;
+      oc.timeout_ms = 200;
+      uint32_t api = 0, bound = 0;
+      if (wgs_cuda_occupancy_api(0, T, sh, &api) != WGS_OK ||
+          wgs_cuda_occupancy_bound(0, &oc, 0, NULL, NULL, &bound) != WGS_OK) {
+        printf("%u/%zu: %s\n", T, sh, wgs_last_error());
+        continue;
+      }
+      for (int l = 0; l < 3; l++) {
+        for (int paper = 0; paper < 2; paper++) {
+          if (paper && l == 2)
+            continue; /* the lock-free protocol is wgsync's own */
+          oc.lock = (wgs_lock)l;
+          oc.close_wait_us = paper ? 0 : -1;
+          std::vector<double> cnt, pt;
+          for (int r = 0; r < 20; r++) {
+            wgs_launch_result res;
+            if (wgs_cuda_occupancy_discover(0, &oc, &res) != WGS_OK) {
+              printf("%s\n", wgs_last_error());
+              break;
+            }
+            cnt.push_back(res.participants);
+            pt.push_back(res.protocol_us);
+          }
+          if (cnt.empty())
+            continue;
+          double mean = 0;
+          for (double c : cnt)
+            mean += c / cnt.size();
+          stat3 sc = stats(cnt), sp = stats(pt);
+          const char *proto = paper ? "Fig. 3 as published" : "wgsync (quiescence)";
+          fprintf(f, "%u,%zu,%u,%u,%s,%s,%zu,%.2f,%.0f,%.0f,%.1f,%.2f,%.2f,%.2f\n", T, sh, api, bound,
+                  proto, lockname[l], cnt.size(), mean, sc.lo, sc.hi, 100 * mean / bound, sp.med, sp.lo, sp.hi);
+          printf("%-7u %-7zu %5u %5u %-6s %-15s %8.1f %6.0f %6.0f %7.1f%% %12.1f\n", T, sh, api, bound,
+                 lockname[l], proto, mean, sc.lo, sc.hi, 100 * mean / bound, sp.med);
+        }
+      }
+    }
+  }
+  fclose(f);
+  snprintf(path, sizeof path, "%s/bench.json", out);
+  f = fopen(path, "w");
+  fprintf(f, "{\"tool\": \"wgsync-bench-cuda\", \"date\": \"%s\", \"device\": \"%s\", \"arch\": \"%s\", "
+             "\"sms\": %u, \"driver\": \"%s\", \"barriers_per_repeat\": %u, \"repeats\": %u, "
+             "\"files\": [\"latency.csv\", \"discovery.csv\"]}\n",
+          date, in.name, in.device_version, in.compute_units, in.driver_version, K, R);
+  fclose(f);
+  return 0;
+}
