@@ -164,10 +164,10 @@ typedef enum {
 
 /* Grid barrier algorithm (CUDA chooses per launch; OpenCL runs XF). */
 typedef enum {
-  WGS_BARRIER_DEFAULT = 0, /* the backend's fastest measured: TREE on CUDA, XF on OpenCL */
+  WGS_BARRIER_DEFAULT = 0, /* the backend's fastest measured: COUNTER on CUDA, XF on OpenCL */
   WGS_BARRIER_XF = 1,      /* seed 003 §4.2: the master group polls one flag per group */
-  WGS_BARRIER_COUNTER = 2, /* one arrival counter; the last arriver flips a generation word */
-  WGS_BARRIER_TREE = 3,    /* sqrt(n) chunk counters, then a top counter, then the flip */
+  WGS_BARRIER_COUNTER = 2, /* every group adds to one monotonic count and polls it */
+  WGS_BARRIER_SHARDED = 3, /* the same over 8 counts on separate lines, polled together */
 } wgs_barrier;
 
 typedef struct {

@@ -22,11 +22,9 @@
 #define WGS_W_ABORT (5u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
 #define WGS_W_CONFIG (6u * WGS_LINE_WORDS)       /* host-written settings, read-only on device */
 #define WGS_W_ERROR (7u * WGS_LINE_WORDS)        /* checked builds: first error report */
-#define WGS_W_GEN (8u * WGS_LINE_WORDS)          /* counter/tree barriers: generation */
-#define WGS_W_TOP (9u * WGS_LINE_WORDS)          /* counter/tree barriers: top-level count */
-#define WGS_W_CHUNKS (10u * WGS_LINE_WORDS)      /* tree barrier: one count per chunk, a line each */
-#define WGS_MAX_CHUNKS 64u
-#define WGS_W_ARRAYS ((10u + WGS_MAX_CHUNKS) * WGS_LINE_WORDS) /* per-group arrays start here */
+#define WGS_W_SHARDS (8u * WGS_LINE_WORDS)       /* counter barriers: arrival counts, a line each */
+#define WGS_MAX_SHARDS 8u
+#define WGS_W_ARRAYS ((8u + WGS_MAX_SHARDS) * WGS_LINE_WORDS) /* per-group arrays start here */
 
 /* Config words (offsets from WGS_W_CONFIG). */
 #define WGS_CFG_VERSION 0u
@@ -46,8 +44,8 @@
 #define WGS_LOCK_KIND_FREE 2u /* wgsync's lock-free counter protocol (no mutex) */
 
 #define WGS_BARRIER_KIND_XF 0u      /* seed 003 §4.2: master polls per-group flags */
-#define WGS_BARRIER_KIND_COUNTER 1u /* one arrival counter; the last arriver flips a generation */
-#define WGS_BARRIER_KIND_TREE 2u    /* sqrt(n) chunk counters, then the top counter, then flip */
+#define WGS_BARRIER_KIND_COUNTER 1u /* one monotonic arrival count that every group polls */
+#define WGS_BARRIER_KIND_SHARDED 2u /* WGS_MAX_SHARDS such counts, polled together */
 
 /* Lock-free protocol: the count word's top bit is the closed poll. */
 #define WGS_COUNT_CLOSED 0x80000000u

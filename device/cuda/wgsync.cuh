@@ -119,7 +119,6 @@ struct wgs_env {
   unsigned *s;
   unsigned max_groups, group_id, num_groups, local_id, local_size, instance, participating;
   unsigned barrier_kind;
-  unsigned split_gen;   /* generation seen by the pending split arrive */
   unsigned split_state; /* 0 idle, 1 arrived (checked builds use it to report misuse) */
 };
 
@@ -261,7 +260,6 @@ WGS_DEV int wgs_discover(unsigned *state, wgs_env *env)
   env->instance = 0u;
   env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
   env->split_state = 0u;
-  env->split_gen = 0u;
   if (mode != WGS_MODE_DISCOVER) {
     env->group_id = group;
     env->num_groups = gridDim.x;
@@ -359,37 +357,55 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
   __syncthreads();
 }
 
-/* Arrival on the counter (one level) or tree (chunks, then top) barrier by the representative.
- * Returns the generation to wait past. The last arriver resets the counts (relaxed: the release
- * of the new generation orders the resets before any next-instance arrival, which acquires it)
- * and publishes generation g+1 with a release store. Every arrival is an acq_rel RMW, so the
- * last arriver's RMW reads the end of a release sequence and synchronises with all arrivers. */
-WGS_DEV unsigned wgs__arrive_counting(wgs_env *env)
+/*
+ * Counter barriers. Instance k of a launch (the state is reset before each launch, and every
+ * group passes the same instances) is complete when the arrival counts reach n*(k+1): no
+ * generation word, no last-arriver step, so the critical path is one fire-and-forget add and
+ * one poll. Counts are monotonic, so instance k+1 can never be confused with k (no reset race);
+ * they are compared by signed difference, which holds for 2^31 arrivals past a target.
+ *  - arrive: red.release.gpu.add: the block's writes (ordered before it by __syncthreads) are
+ *    released; each add continues the release sequence of every earlier add on that count.
+ *  - wait: relaxed polls, then fence.acq_rel.gpu once the target is seen: a strong read followed
+ *    by the fence is an acquire pattern, which synchronises with every add it read through.
+ * SHARDED spreads the adds over WGS_MAX_SHARDS counts on separate lines (group g adds to shard
+ * g mod S) to cut the serialisation of n atomics on one address; the poll reads all shards.
+ */
+WGS_DEV unsigned wgs__shards(const wgs_env *env)
 {
-  unsigned *s = env->s, n = env->num_groups, id = env->group_id;
-  /* The generation cannot move before this group arrives; the last flip happened-before this
-   * group left the previous instance, so this read sees it. */
-  unsigned g = wgs__ld_rlx(&s[WGS_W_GEN]);
+  return env->barrier_kind == WGS_BARRIER_KIND_SHARDED ? min(env->num_groups, WGS_MAX_SHARDS) : 1u;
+}
+WGS_DEV void wgs__count_arrive(wgs_env *env)
+{
   wgs__mark_arrival(env);
-  unsigned top_n = n;
-  if (env->barrier_kind == WGS_BARRIER_KIND_TREE && n > 8u) {
-    unsigned chunks = 1u;
-    while (chunks * chunks < n && chunks < WGS_MAX_CHUNKS)
-      chunks++;
-    unsigned per = (n + chunks - 1u) / chunks;
-    chunks = (n + per - 1u) / per;
-    unsigned c = id / per, size = min(per, n - c * per);
-    unsigned *cnt = &s[WGS_W_CHUNKS + c * WGS_LINE_WORDS];
-    if (wgs__add_acqrel(cnt, 1u) != size - 1u)
-      return g; /* not last in the chunk */
-    wgs__st_rlx(cnt, 0u);
-    top_n = chunks;
+  unsigned *cnt = &env->s[WGS_W_SHARDS + (env->group_id % wgs__shards(env)) * WGS_LINE_WORDS];
+  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(cnt) : "memory");
+}
+WGS_DEV bool wgs__count_done(const wgs_env *env, unsigned shards)
+{
+  unsigned n = env->num_groups, k1 = env->instance + 1u;
+  bool done = true;
+  for (unsigned sh = 0u; sh < shards; ++sh) { /* independent relaxed loads: issued together */
+    unsigned share = n / shards + (sh < n % shards ? 1u : 0u);
+    done &= (int)(wgs__ld_rlx(&env->s[WGS_W_SHARDS + sh * WGS_LINE_WORDS]) - share * k1) >= 0;
   }
-  if (wgs__add_acqrel(&s[WGS_W_TOP], 1u) == top_n - 1u) {
-    wgs__st_rlx(&s[WGS_W_TOP], 0u);
-    wgs__st_rel(&s[WGS_W_GEN], g + 1u);
+  return done;
+}
+WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
+{
+  unsigned shards = wgs__shards(env);
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  while (!wgs__count_done(env, shards)) {
+    int why = wgs__spin_gave_up(env->s, &sp);
+    if (why) {
+      if (why == WGS__TIMED_OUT) {
+        wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+        wgs__abort_done(env->s);
+      }
+      break;
+    }
   }
-  return g;
+  asm volatile("fence.acq_rel.gpu;" ::: "memory"); /* acquire pattern with the reads above */
 }
 
 WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
@@ -397,10 +413,10 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
   if (env->barrier_kind == WGS_BARRIER_KIND_XF) {
     wgs__barrier_xf(env, site);
   } else {
-    __syncthreads(); /* every thread's writes before the representative's release RMW */
+    __syncthreads(); /* every thread's writes before the representative's release add */
     if (env->local_id == 0u) {
-      unsigned g = wgs__arrive_counting(env);
-      wgs__wait_while(env, &env->s[WGS_W_GEN], g, site);
+      wgs__count_arrive(env);
+      wgs__count_wait(env, site);
     }
     __syncthreads(); /* the representative's acquire, carried to the block */
   }
@@ -411,9 +427,10 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
 /*
  * Split grid barrier (device scope): arrive releases everything this block wrote before it;
  * wait returns once every participating group has arrived at the same instance, and acquires.
- * Work between them overlaps the barrier. Uses the generation scheme of the counter/tree
- * barrier (whichever env->barrier_kind selects; XF selects counter), so reuse in a loop has no
- * reset race: instance k+1's arrivals all follow the flip of instance k.
+ * Work between them overlaps the barrier. It is the counter barrier cut in two (sharded when
+ * env->barrier_kind says so; XF selects counter), so reuse in a loop has no reset race.
+ * Counter barriers and split barriers share the counts: a kernel may mix them freely, but not
+ * with XF barriers (different state) unless env->barrier_kind is XF throughout.
  * Every block must alternate arrive, wait, arrive, ...; checked builds report otherwise.
  */
 WGS_DEV void wgs__misuse(wgs_env *env, unsigned site)
@@ -429,14 +446,11 @@ WGS_DEV void wgs__grid_arrive(wgs_env *env, unsigned site)
 {
   if (env->split_state != 0u)
     wgs__misuse(env, site); /* arrived twice without a wait */
+  if (env->barrier_kind == WGS_BARRIER_KIND_XF)
+    env->barrier_kind = WGS_BARRIER_KIND_COUNTER;
   __syncthreads();
-  if (env->local_id == 0u) {
-    unsigned saved = env->barrier_kind;
-    if (saved == WGS_BARRIER_KIND_XF)
-      env->barrier_kind = WGS_BARRIER_KIND_COUNTER;
-    env->split_gen = wgs__arrive_counting(env);
-    env->barrier_kind = saved;
-  }
+  if (env->local_id == 0u)
+    wgs__count_arrive(env);
   env->split_state = 1u;
 }
 WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
@@ -444,7 +458,7 @@ WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
   if (env->split_state != 1u)
     wgs__misuse(env, site); /* waited without arriving */
   else if (env->local_id == 0u)
-    wgs__wait_while(env, &env->s[WGS_W_GEN], env->split_gen, site);
+    wgs__count_wait(env, site);
   __syncthreads();
   env->split_state = 0u;
   env->instance++;
