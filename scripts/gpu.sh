@@ -4,6 +4,7 @@
 # under $OUT.
 #   scripts/gpu.sh smoke   build + devices + a short barrier/discover/bound on NVIDIA
 #   scripts/gpu.sh full    build + ctest on NVIDIA + bound/discover for the four settings
+#   scripts/gpu.sh cuda    build + the CUDA tests + the CUDA benchmark
 set -uo pipefail
 mode=${1:-full}
 OUT=${OUT:-$PWD/out}
@@ -31,6 +32,14 @@ export WGSYNC_DEVICE=NVIDIA
 $W kernels -q
 WGSYNC_TOOLS_OPTIONS="-cl-nv-verbose" $W kernels | grep -E "max work-group|ptxas|registers|build" | head -30
 WGSYNC_TOOLS_OPTIONS="-cl-nv-maxrregcount=64" $W kernels -q | grep -E "max work-group"
+
+if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
+  R=$(mktemp -d)/results; mkdir -p "$R/cuda"
+  (cd build-gpu && ctest -j1 -R '^cuda' --output-on-failure 2>&1 | tail -15)
+  build-gpu/bench/wgsync-bench-cuda "$R/cuda"
+  tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
+  exit 0
+fi
 
 if [ "$mode" = smoke ]; then
   $W barrier --rounds 2000 --local-size 256
