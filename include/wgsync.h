@@ -166,8 +166,8 @@ typedef enum {
 typedef enum {
   WGS_BARRIER_DEFAULT = 0, /* the backend's fastest measured: COUNTER on CUDA, XF on OpenCL */
   WGS_BARRIER_XF = 1,      /* seed 003 §4.2: the master group polls one flag per group */
-  WGS_BARRIER_COUNTER = 2, /* every group adds to one monotonic count and polls it */
-  WGS_BARRIER_SHARDED = 3, /* the same over 8 counts on separate lines, polled together */
+  WGS_BARRIER_COUNTER = 2, /* one arrival count; the last arriver publishes the instance on
+                              another line, which the others poll (device/cuda/wgsync.cuh) */
 } wgs_barrier;
 
 typedef struct {

@@ -167,7 +167,6 @@ int main(int argc, char **argv)
   const struct { const char *name; wgs_barrier b; int split; } kinds[] = {
       {"wgsync xf (seed 003 §4.2)", WGS_BARRIER_XF, 0},
       {"wgsync counter", WGS_BARRIER_COUNTER, 0},
-      {"wgsync sharded", WGS_BARRIER_SHARDED, 0},
       {"wgsync counter, split arrive+wait", WGS_BARRIER_COUNTER, 1}};
   for (auto &s : settings) {
     unsigned G = s[0], T = s[1];

@@ -22,9 +22,9 @@
 #define WGS_W_ABORT (5u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
 #define WGS_W_CONFIG (6u * WGS_LINE_WORDS)       /* host-written settings, read-only on device */
 #define WGS_W_ERROR (7u * WGS_LINE_WORDS)        /* checked builds: first error report */
-#define WGS_W_SHARDS (8u * WGS_LINE_WORDS)       /* counter barriers: arrival counts, a line each */
-#define WGS_MAX_SHARDS 8u
-#define WGS_W_ARRAYS ((8u + WGS_MAX_SHARDS) * WGS_LINE_WORDS) /* per-group arrays start here */
+#define WGS_W_ARRIVE (8u * WGS_LINE_WORDS)       /* counter barrier: monotonic arrival count */
+#define WGS_W_GEN (9u * WGS_LINE_WORDS)          /* counter barrier: instances completed */
+#define WGS_W_ARRAYS (10u * WGS_LINE_WORDS)      /* per-group arrays start here */
 
 /* Config words (offsets from WGS_W_CONFIG). */
 #define WGS_CFG_VERSION 0u
@@ -44,8 +44,7 @@
 #define WGS_LOCK_KIND_FREE 2u /* wgsync's lock-free counter protocol (no mutex) */
 
 #define WGS_BARRIER_KIND_XF 0u      /* seed 003 §4.2: master polls per-group flags */
-#define WGS_BARRIER_KIND_COUNTER 1u /* one monotonic arrival count that every group polls */
-#define WGS_BARRIER_KIND_SHARDED 2u /* WGS_MAX_SHARDS such counts, polled together */
+#define WGS_BARRIER_KIND_COUNTER 1u /* arrival count; the last arriver publishes the instance */
 
 /* Lock-free protocol: the count word's top bit is the closed poll. */
 #define WGS_COUNT_CLOSED 0x80000000u

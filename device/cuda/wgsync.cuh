@@ -358,44 +358,34 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
 }
 
 /*
- * Counter barriers. Instance k of a launch (the state is reset before each launch, and every
- * group passes the same instances) is complete when the arrival counts reach n*(k+1): no
- * generation word, no last-arriver step, so the critical path is one fire-and-forget add and
- * one poll. Counts are monotonic, so instance k+1 can never be confused with k (no reset race);
- * they are compared by signed difference, which holds for 2^31 arrivals past a target.
- *  - arrive: red.release.gpu.add: the block's writes (ordered before it by __syncthreads) are
- *    released; each add continues the release sequence of every earlier add on that count.
- *  - wait: relaxed polls, then fence.acq_rel.gpu once the target is seen: a strong read followed
- *    by the fence is an acquire pattern, which synchronises with every add it read through.
- * SHARDED spreads the adds over WGS_MAX_SHARDS counts on separate lines (group g adds to shard
- * g mod S) to cut the serialisation of n atomics on one address; the poll reads all shards.
+ * Counter barrier. Instance k of a launch (the state is reset before each launch, and every
+ * group passes the same instances) is complete when the arrival count reaches n*(k+1). The
+ * group whose add returns n*(k+1)-1 arrived last; it publishes "k+1 instances done" on a
+ * separate line that the others poll. Measured on an H100 (bench/results/h100-cuda-*):
+ * polling the arrival line itself was slower (1056 pollers and 1056 atomics on one L2 line),
+ * and a two-level tree slower still (one more dependent round trip). Nothing is read before
+ * arriving (the target comes from the private instance count) and nothing is reset: counts
+ * are monotonic and compared by signed difference, so instance k+1 is never taken for k.
+ *  - arrive: atom.acq_rel.add. Release: the block's writes, ordered before it by
+ *    __syncthreads, are released; the chain of RMWs on the count is one release sequence, so
+ *    the last arriver's acquire synchronises with every group's arrival.
+ *  - publish: st.release of the instance count by the last arriver (cumulative over what it
+ *    acquired); wait: ld.acquire of it, then __syncthreads for the block.
  */
-WGS_DEV unsigned wgs__shards(const wgs_env *env)
-{
-  return env->barrier_kind == WGS_BARRIER_KIND_SHARDED ? min(env->num_groups, WGS_MAX_SHARDS) : 1u;
-}
-WGS_DEV void wgs__count_arrive(wgs_env *env)
+WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
 {
   wgs__mark_arrival(env);
-  unsigned *cnt = &env->s[WGS_W_SHARDS + (env->group_id % wgs__shards(env)) * WGS_LINE_WORDS];
-  asm volatile("red.release.gpu.global.add.u32 [%0], 1;" ::"l"(cnt) : "memory");
-}
-WGS_DEV bool wgs__count_done(const wgs_env *env, unsigned shards)
-{
-  unsigned n = env->num_groups, k1 = env->instance + 1u;
-  bool done = true;
-  for (unsigned sh = 0u; sh < shards; ++sh) { /* independent relaxed loads: issued together */
-    unsigned share = n / shards + (sh < n % shards ? 1u : 0u);
-    done &= (int)(wgs__ld_rlx(&env->s[WGS_W_SHARDS + sh * WGS_LINE_WORDS]) - share * k1) >= 0;
-  }
-  return done;
+  unsigned target = env->num_groups * (env->instance + 1u);
+  if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == target - 1u)
+    wgs__st_rel(&env->s[WGS_W_GEN], env->instance + 1u);
+  return env->instance + 1u;
 }
 WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
 {
-  unsigned shards = wgs__shards(env);
+  unsigned want = env->instance + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  while (!wgs__count_done(env, shards)) {
+  while ((int)(wgs__ld_acq(&env->s[WGS_W_GEN]) - want) < 0) {
     int why = wgs__spin_gave_up(env->s, &sp);
     if (why) {
       if (why == WGS__TIMED_OUT) {
@@ -405,7 +395,6 @@ WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
       break;
     }
   }
-  asm volatile("fence.acq_rel.gpu;" ::: "memory"); /* acquire pattern with the reads above */
 }
 
 WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
@@ -427,8 +416,8 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
 /*
  * Split grid barrier (device scope): arrive releases everything this block wrote before it;
  * wait returns once every participating group has arrived at the same instance, and acquires.
- * Work between them overlaps the barrier. It is the counter barrier cut in two (sharded when
- * env->barrier_kind says so; XF selects counter), so reuse in a loop has no reset race.
+ * Work between them overlaps the barrier. It is the counter barrier cut in two (also when
+ * env->barrier_kind is XF), so reuse in a loop has no reset race.
  * Counter barriers and split barriers share the counts: a kernel may mix them freely, but not
  * with XF barriers (different state) unless env->barrier_kind is XF throughout.
  * Every block must alternate arrive, wait, arrive, ...; checked builds report otherwise.

@@ -179,7 +179,7 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   if (cfg.lock != WGS_LOCK_TICKET && cfg.lock != WGS_LOCK_SPIN && cfg.lock != WGS_LOCK_FREE)
     return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: lock is %d (expected WGS_LOCK_TICKET, "
                                  "_SPIN or _FREE)", (int)cfg.lock);
-  if ((int)cfg.barrier < 0 || cfg.barrier > WGS_BARRIER_SHARDED)
+  if ((int)cfg.barrier < 0 || cfg.barrier > WGS_BARRIER_COUNTER)
     return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: barrier is %d (expected a wgs_barrier)",
                      (int)cfg.barrier);
   if (cfg.discovery != WGS_DISCOVERY_PROTOCOL && cfg.discovery != WGS_DISCOVERY_ALL &&
@@ -227,9 +227,7 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   c[WGS_CFG_TIMED] = mode == WGS_MODE_DISCOVER;
   c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
   c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
-  c[WGS_CFG_BARRIER] = cfg.barrier == WGS_BARRIER_XF        ? WGS_BARRIER_KIND_XF
-                       : cfg.barrier == WGS_BARRIER_SHARDED ? WGS_BARRIER_KIND_SHARDED
-                                                            : WGS_BARRIER_KIND_COUNTER;
+  c[WGS_CFG_BARRIER] = cfg.barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
 
   void *argv_local[32];
   void **argv = argv_local;

@@ -109,7 +109,7 @@ static void run_props(wgs_lock lock, wgs_barrier barrier)
 static int case_props(void)
 {
   for (int l = WGS_LOCK_TICKET; l <= WGS_LOCK_FREE; l++)
-    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_SHARDED; b++)
+    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++)
       run_props((wgs_lock)l, (wgs_barrier)b);
   return 0;
 }
@@ -141,7 +141,7 @@ static int case_recall(void)
 
 static int case_mp(int split, int unchecked)
 {
-  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_SHARDED; b++) {
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
     if (split && b == WGS_BARRIER_XF)
       continue; /* the split barrier runs counter or tree */
     wgs_selftest_config c;
@@ -167,7 +167,7 @@ static int case_mp(int split, int unchecked)
 
 static int case_deadlock(void)
 {
-  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_SHARDED; b++) {
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
     wgs_occupancy_config oc;
     memset(&oc, 0, sizeof oc);
     oc.local_size = 256;
