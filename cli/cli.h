@@ -24,7 +24,25 @@ typedef struct {
   int with_bound;
   int unchecked;
   wgs_discovery discovery;
+  wgs_barrier barrier;
+  int split;
 } cli_opts;
+
+/* The device a command runs on (cli/target.c). */
+typedef struct {
+  int cuda, cuda_device;
+  wgs_device_t *dev; /* OpenCL */
+  wgs_device_info info;
+} cli_target;
+int cli_target_open(const wgs_device_select *sel, cli_target *t);
+void cli_target_close(cli_target *t);
+uint32_t cli_target_default_groups(const cli_target *t, size_t local);
+int cli_target_max_local_mem(cli_target *t, size_t local, size_t *bytes);
+int cli_target_discover(cli_target *t, const wgs_occupancy_config *c, wgs_launch_result *r);
+int cli_target_bound(cli_target *t, const wgs_occupancy_config *c, uint32_t limit,
+                     void (*cb)(void *, uint32_t, int), uint32_t *bound);
+int cli_target_selftest(cli_target *t, const wgs_selftest_config *c, wgs_selftest_result *r);
+int wgs__cli_no_cuda(void);
 
 /* JSON writer: enough for flat objects and arrays, strings escaped. */
 typedef struct {
@@ -54,9 +72,9 @@ int cli_fail(const char *cmd, int rc);
 size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
 
 int cmd_devices(const cli_opts *o);
-int cmd_discover(const cli_opts *o, wgs_device_t *dev);
-int cmd_bound(const cli_opts *o, wgs_device_t *dev);
-int cmd_barrier(const cli_opts *o, wgs_device_t *dev);
-int cmd_kernels(const cli_opts *o, wgs_device_t *dev);
+int cmd_discover(const cli_opts *o, cli_target *t);
+int cmd_bound(const cli_opts *o, cli_target *t);
+int cmd_barrier(const cli_opts *o, cli_target *t);
+int cmd_kernels(const cli_opts *o, cli_target *t);
 
 #endif

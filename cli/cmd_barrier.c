@@ -3,10 +3,9 @@
 
 #include "cli.h"
 
-int cmd_barrier(const cli_opts *o, wgs_device_t *dev)
+int cmd_barrier(const cli_opts *o, cli_target *t)
 {
-  wgs_device_info in;
-  wgs_device_get_info(dev, &in);
+  wgs_device_info in = t->info;
   wgs_selftest_config c;
   memset(&c, 0, sizeof c);
   c.local_size = cli_resolve_local_size(&in, o->local_size);
@@ -18,6 +17,8 @@ int cmd_barrier(const cli_opts *o, wgs_device_t *dev)
   c.discovery = o->discovery;
   c.timeout_ms = o->timeout_ms;
   c.unchecked = o->unchecked;
+  c.barrier = o->barrier;
+  c.split = o->split;
   if (!o->json) {
     cli_print_header(&in);
     printf("barrier  %u grid barriers, message-passing check across each, local size %zu, %s build\n",
@@ -25,7 +26,7 @@ int cmd_barrier(const cli_opts *o, wgs_device_t *dev)
     fflush(stdout);
   }
   wgs_selftest_result r;
-  int rc = wgs_barrier_selftest(dev, &c, &r);
+  int rc = cli_target_selftest(t, &c, &r);
   if (o->json) {
     json_w j;
     cli_json_open(&j, "barrier");

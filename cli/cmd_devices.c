@@ -1,5 +1,8 @@
 /* wgsync devices: every OpenCL device and the capabilities wgsync depends on. */
 #include "cli.h"
+#ifdef WGSYNC_HAVE_CUDA
+#include "wgsync_cuda.h"
+#endif
 
 #define MAX_LIST 64
 
@@ -8,8 +11,18 @@ int cmd_devices(const cli_opts *o)
   wgs_device_info infos[MAX_LIST];
   size_t n = 0;
   int rc = wgs_device_list(infos, MAX_LIST, &n);
-  if (rc != WGS_OK)
+  if (rc != WGS_OK && rc != WGS_ENODEV)
     return cli_fail("devices", rc);
+  size_t n_cl = n;
+#ifdef WGSYNC_HAVE_CUDA
+  int nc = 0;
+  wgs_cuda_device_count(&nc);
+  for (int i = 0; i < nc && n < MAX_LIST; i++)
+    if (wgs_cuda_device_info(i, &infos[n]) == WGS_OK)
+      n++;
+#endif
+  if (n == 0)
+    return cli_fail("devices", rc == WGS_OK ? WGS_ENODEV : rc);
   if (o->json) {
     json_w j;
     cli_json_open(&j, "devices");
@@ -23,7 +36,10 @@ int cmd_devices(const cli_opts *o)
   }
   for (size_t i = 0; i < n; i++) {
     const wgs_device_info *in = &infos[i];
-    printf("%d:%d  %s  [%s]\n", in->platform_index, in->device_index, in->name, in->platform_name);
+    if (i >= n_cl)
+      printf("cuda:%d  %s  [CUDA]\n", in->device_index, in->name);
+    else
+      printf("%d:%d  %s  [%s]\n", in->platform_index, in->device_index, in->name, in->platform_name);
     printf("      type %-5s  compute units %u  max work-group %zu  local memory %llu B\n",
            in->is_gpu ? "gpu" : in->is_cpu ? "cpu" : "other", in->compute_units,
            in->max_work_group_size, (unsigned long long)in->local_mem_bytes);

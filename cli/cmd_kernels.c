@@ -3,8 +3,13 @@
 #include "cli.h"
 #include "wgsync_opencl.h"
 
-int cmd_kernels(const cli_opts *o, wgs_device_t *dev)
+int cmd_kernels(const cli_opts *o, cli_target *t)
 {
+  if (t->cuda) {
+    fprintf(stderr, "wgsync kernels: OpenCL devices only (for CUDA, build with -Xptxas -v)\n");
+    return 2;
+  }
+  wgs_device_t *dev = t->dev;
   static const char *names[] = {"wgs_micro", "wgs_mp", "wgs_calibrate"};
   wgs_device_info in;
   wgs_device_get_info(dev, &in);

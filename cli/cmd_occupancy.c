@@ -50,7 +50,7 @@ static void stats_json(json_w *j, const char *key, stats s)
   json_end_obj(j);
 }
 
-static wgs_occupancy_config occ_config(const cli_opts *o, wgs_device_t *dev,
+static wgs_occupancy_config occ_config(const cli_opts *o, cli_target *t,
                                        const wgs_device_info *in, int *rc)
 {
   wgs_occupancy_config c;
@@ -59,16 +59,17 @@ static wgs_occupancy_config occ_config(const cli_opts *o, wgs_device_t *dev,
   c.local_mem_bytes = o->local_mem ? o->local_mem : 1;
   *rc = WGS_OK;
   if (o->local_mem == SIZE_MAX)
-    *rc = wgs_occupancy_max_local_mem(dev, c.local_size, &c.local_mem_bytes);
+    *rc = cli_target_max_local_mem(t, c.local_size, &c.local_mem_bytes);
   c.lock = o->lock;
   c.delay = o->delay;
   c.close_wait_us = o->wait_us;
   c.groups = o->groups;
   c.timeout_ms = o->timeout_ms;
+  c.barrier = o->barrier;
   return c;
 }
 
-static void settings_json(json_w *j, const wgs_occupancy_config *c, const wgs_device_t *dev)
+static void settings_json(json_w *j, const wgs_occupancy_config *c, const cli_target *t)
 {
   json_obj(j, "settings");
   json_int(j, "local_size", (long long)c->local_size);
@@ -77,7 +78,7 @@ static void settings_json(json_w *j, const wgs_occupancy_config *c, const wgs_de
   json_int(j, "delay", c->delay);
   json_num(j, "close_wait_us", c->close_wait_us);
   json_int(j, "groups_launched",
-           c->groups ? c->groups : wgs_default_groups(dev, c->local_size));
+           c->groups ? c->groups : cli_target_default_groups(t, c->local_size));
   json_num(j, "timeout_ms", c->timeout_ms > 0 ? c->timeout_ms : -1);
   json_end_obj(j);
 }
@@ -87,18 +88,17 @@ static void progress(void *user, uint32_t groups, int ok)
   fprintf(stderr, "  probe %6u groups: %s\n", groups, ok ? "barrier completed" : "deadlock caught");
 }
 
-static int find_bound(const cli_opts *o, wgs_device_t *dev, const wgs_occupancy_config *c,
+static int find_bound(const cli_opts *o, cli_target *t, const wgs_occupancy_config *c,
                       uint32_t *bound)
 {
-  return wgs_occupancy_bound(dev, c, o->limit, o->quiet ? NULL : progress, NULL, bound);
+  return cli_target_bound(t, c, o->limit, o->quiet ? NULL : progress, bound);
 }
 
-int cmd_bound(const cli_opts *o, wgs_device_t *dev)
+int cmd_bound(const cli_opts *o, cli_target *t)
 {
-  wgs_device_info in;
-  wgs_device_get_info(dev, &in);
+  wgs_device_info in = t->info;
   int crc;
-  wgs_occupancy_config c = occ_config(o, dev, &in, &crc);
+  wgs_occupancy_config c = occ_config(o, t, &in, &crc);
   if (crc != WGS_OK)
     return cli_fail("occupancy", crc);
   if (!o->json) {
@@ -109,14 +109,14 @@ int cmd_bound(const cli_opts *o, wgs_device_t *dev)
     fflush(stdout);
   }
   uint32_t bound = 0;
-  int rc = find_bound(o, dev, &c, &bound);
+  int rc = find_bound(o, t, &c, &bound);
   if (rc != WGS_OK)
     return cli_fail("bound", rc);
   if (o->json) {
     json_w j;
     cli_json_open(&j, "bound");
     cli_device_json(&j, "device", &in);
-    settings_json(&j, &c, dev);
+    settings_json(&j, &c, t);
     json_int(&j, "bound", bound);
     json_end_obj(&j);
     json_finish(&j);
@@ -126,12 +126,11 @@ int cmd_bound(const cli_opts *o, wgs_device_t *dev)
   return 0;
 }
 
-int cmd_discover(const cli_opts *o, wgs_device_t *dev)
+int cmd_discover(const cli_opts *o, cli_target *t)
 {
-  wgs_device_info in;
-  wgs_device_get_info(dev, &in);
+  wgs_device_info in = t->info;
   int crc;
-  wgs_occupancy_config c = occ_config(o, dev, &in, &crc);
+  wgs_occupancy_config c = occ_config(o, t, &in, &crc);
   if (crc != WGS_OK)
     return cli_fail("occupancy", crc);
   uint32_t bound = 0;
@@ -143,7 +142,7 @@ int cmd_discover(const cli_opts *o, wgs_device_t *dev)
       printf("bound    unsafe search (local size %zu, local memory %zu B)...\n", c.local_size,
              c.local_mem_bytes);
     fflush(stdout);
-    if ((rc = find_bound(o, dev, &c, &bound)) != WGS_OK)
+    if ((rc = find_bound(o, t, &c, &bound)) != WGS_OK)
       return cli_fail("discover", rc);
     if (!o->json)
       printf("         occupancy bound: %u groups\n", bound);
@@ -162,7 +161,7 @@ int cmd_discover(const cli_opts *o, wgs_device_t *dev)
   }
   for (uint32_t i = 0; i < runs; i++) {
     wgs_launch_result r;
-    if ((rc = wgs_occupancy_discover(dev, &c, &r)) != WGS_OK) {
+    if ((rc = cli_target_discover(t, &c, &r)) != WGS_OK) {
       free(count), free(proto), free(kern);
       return cli_fail("discover", rc);
     }
@@ -186,7 +185,7 @@ int cmd_discover(const cli_opts *o, wgs_device_t *dev)
     json_w j;
     cli_json_open(&j, "discover");
     cli_device_json(&j, "device", &in);
-    settings_json(&j, &c, dev);
+    settings_json(&j, &c, t);
     json_int(&j, "launched", launched);
     json_arr(&j, "runs");
     for (uint32_t i = 0; i < runs; i++) {

@@ -24,13 +24,15 @@ static void usage(FILE *f)
       "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
       "\n"
       "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
+      "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
       "output:  --json   -q, --quiet (no progress on stderr)\n"
       "launch:  --local-size N (256)   --local-mem BYTES|max (1)   --groups N (over-provisioned)\n"
       "         --lock ticket|spin|free   --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
       "         --timeout-ms X (checked spin bound)\n"
       "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
       "bound:    --limit N (largest group count probed)\n"
-      "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n",
+      "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n"
+      "          --barrier xf|counter (CUDA; OpenCL runs xf)   --split (CUDA: arrive/wait)\n",
       f);
 }
 
@@ -77,7 +79,7 @@ int main(int argc, char **argv)
   o.discovery = WGS_DISCOVERY_PROTOCOL;
 
   enum { O_JSON = 256, O_LS, O_LM, O_GROUPS, O_LOCK, O_DELAY, O_WAIT, O_TIMEOUT, O_RUNS, O_BOUND,
-         O_LIMIT, O_ROUNDS, O_UNCHECKED, O_DISC };
+         O_LIMIT, O_ROUNDS, O_UNCHECKED, O_DISC, O_BARRIER, O_SPLIT };
   static const struct option longs[] = {
       {"platform", required_argument, 0, 'p'}, {"device", required_argument, 0, 'd'},
       {"name", required_argument, 0, 'n'},     {"quiet", no_argument, 0, 'q'},
@@ -88,6 +90,7 @@ int main(int argc, char **argv)
       {"runs", required_argument, 0, O_RUNS},  {"bound", no_argument, 0, O_BOUND},
       {"limit", required_argument, 0, O_LIMIT}, {"rounds", required_argument, 0, O_ROUNDS},
       {"unchecked", no_argument, 0, O_UNCHECKED}, {"discovery", required_argument, 0, O_DISC},
+      {"barrier", required_argument, 0, O_BARRIER}, {"split", no_argument, 0, O_SPLIT},
       {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
   optind = 2;
   int c;
@@ -185,6 +188,21 @@ int main(int argc, char **argv)
     case O_UNCHECKED:
       o.unchecked = 1;
       break;
+    case O_SPLIT:
+      o.split = 1;
+      break;
+    case O_BARRIER:
+      if (!strcmp(optarg, "xf"))
+        o.barrier = WGS_BARRIER_XF;
+      else if (!strcmp(optarg, "counter"))
+        o.barrier = WGS_BARRIER_COUNTER;
+      else if (!strcmp(optarg, "default"))
+        o.barrier = WGS_BARRIER_DEFAULT;
+      else {
+        fprintf(stderr, "wgsync: --barrier '%s' is not 'xf', 'counter' or 'default'\n", optarg);
+        return 2;
+      }
+      break;
     case O_DISC:
       if (!strcmp(optarg, "protocol"))
         o.discovery = WGS_DISCOVERY_PROTOCOL;
@@ -214,10 +232,11 @@ int main(int argc, char **argv)
     usage(stderr);
     return 2;
   }
-  wgs_device_t *dev = NULL;
-  int rc = wgs_device_open(&o.sel, &dev);
+  cli_target tgt;
+  int rc = cli_target_open(&o.sel, &tgt);
   if (rc != WGS_OK)
     return cli_fail(cmd, rc);
+  cli_target *dev = &tgt;
   int status;
   if (!strcmp(cmd, "discover"))
     status = cmd_discover(&o, dev);
@@ -241,6 +260,6 @@ int main(int argc, char **argv)
       status = cmd_barrier(&d, dev);
     }
   }
-  wgs_device_close(dev);
+  cli_target_close(&tgt);
   return status;
 }

@@ -133,7 +133,7 @@ const char *cli_lock_name(wgs_lock l)
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in)
 {
   json_obj(j, key);
-  json_str(j, "backend", "opencl");
+  json_str(j, "backend", in->backend == WGS_BACKEND_CUDA ? "cuda" : "opencl");
   json_int(j, "platform_index", in->platform_index);
   json_int(j, "device_index", in->device_index);
   json_str(j, "platform", in->platform_name);
@@ -160,8 +160,11 @@ void cli_print_header(const wgs_device_info *in)
   char date[32];
   cli_now_iso(date, sizeof date);
   printf("wgsync %s  %s\n", WGS_VERSION_STRING, date);
-  printf("device   %s (%s, platform %d device %d)\n", in->name, in->platform_name,
-         in->platform_index, in->device_index);
+  if (in->backend == WGS_BACKEND_CUDA)
+    printf("device   %s (CUDA device %d)\n", in->name, in->device_index);
+  else
+    printf("device   %s (%s, platform %d device %d)\n", in->name, in->platform_name,
+           in->platform_index, in->device_index);
   printf("driver   %s; %s; %s\n", in->driver_version, in->device_version, in->c_version);
   printf("atomics  %s\n", cli_atomics_name(in->atomics));
 }

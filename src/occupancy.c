@@ -67,6 +67,7 @@ static int micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_
     lc.close_wait_us = cfg->close_wait_us;
     lc.discovery = disc;
     lc.timeout_ms = cfg->timeout_ms;
+    lc.barrier = cfg->barrier;
     rc = wgs_launch(st, k, &lc, res);
   }
   if (rc == WGS_OK && out_map)
@@ -228,6 +229,7 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
     lc.close_wait_us = cfg->close_wait_us;
     lc.discovery = cfg->discovery;
     lc.timeout_ms = cfg->timeout_ms;
+    lc.barrier = cfg->barrier;
     rc = wgs_launch(st, k, &lc, &res->launch);
   }
   if (rc == WGS_OK)
