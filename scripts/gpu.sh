@@ -65,5 +65,12 @@ grep -h -E '"status"|us_per_barrier|"participants"' "$R"/barrier-*.json
 if [ -x build-gpu/bench/wgsync-bench-cuda ]; then
   mkdir -p "$R/cuda"
   build-gpu/bench/wgsync-bench-cuda "$R/cuda"
+  # the CLI on the CUDA device
+  { $W devices | grep -A1 cuda:
+    $W bound -n cuda --local-size 256 --timeout-ms 200 -q
+    $W discover -n cuda --runs 10 --lock free --bound -q --timeout-ms 200
+    $W barrier -n cuda --rounds 5000 --barrier counter
+    $W barrier -n cuda --rounds 5000 --barrier counter --split --unchecked
+    $W barrier -n cuda --rounds 2000 --barrier xf; } 2>&1 | tee "$R/cuda/cli-cuda.log"
 fi
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results

@@ -17,7 +17,7 @@ for ls in (256, 1024):
         if not b:
             continue
         dev = b["device"]
-        for lock in ("ticket", "spin"):
+        for lock in ("ticket", "spin", "free"):
             for variant, suffix in (("wgsync (quiescence wait)", ""), ("Fig. 3 as published", "-paper")):
                 d = load(f"discover-{tag}-{lock}{suffix}.json")
                 if not d:
