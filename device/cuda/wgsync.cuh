@@ -366,29 +366,18 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
  * and a two-level tree slower still (one more dependent round trip). Nothing is read before
  * arriving (the target comes from the private instance count) and nothing is reset: counts
  * are monotonic and compared by signed difference, so instance k+1 is never taken for k.
- *  - arrive: atom.release.add: the block's writes, ordered before it by __syncthreads, are
- *    released; the chain of RMWs on the count is one release sequence.
- *  - publish: the last arriver's fence.acq_rel makes its RMW read an acquire (it synchronises
- *    with every arrival) and its following relaxed store of the instance count a release
- *    (cumulative over all it acquired).
- *  - wait: relaxed polls, then fence.acq_rel: the read that ended the loop plus the fence is an
- *    acquire pattern; __syncthreads carries it to the block.
- * (v3, with atom.acq_rel and ld.acquire polls, measured the same within 0.02 us or worse; see
- * bench/results/h100-cuda-2026-11-22 for what this version measured.)
+ *  - arrive: atom.acq_rel.add. Release: the block's writes, ordered before it by
+ *    __syncthreads, are released; the chain of RMWs on the count is one release sequence, so
+ *    the last arriver's acquire synchronises with every group's arrival.
+ *  - publish: st.release of the instance count by the last arriver (cumulative over what it
+ *    acquired); wait: ld.acquire of it, then __syncthreads for the block.
  */
 WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
 {
   wgs__mark_arrival(env);
-  unsigned target = env->num_groups * (env->instance + 1u), old;
-  /* Release only: the others acquire through the published instance, not through this RMW. */
-  asm volatile("atom.release.gpu.global.add.u32 %0, [%1], 1;"
-               : "=r"(old) : "l"(&env->s[WGS_W_ARRIVE]) : "memory");
-  if (old == target - 1u) {
-    /* Last: the RMW read the end of the release sequence; the fence makes that an acquire
-     * (every group's arrival happens-before) and the following store a release of all of it. */
-    asm volatile("fence.acq_rel.gpu;" ::: "memory");
-    wgs__st_rlx(&env->s[WGS_W_GEN], env->instance + 1u);
-  }
+  unsigned target = env->num_groups * (env->instance + 1u);
+  if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == target - 1u)
+    wgs__st_rel(&env->s[WGS_W_GEN], env->instance + 1u);
   return env->instance + 1u;
 }
 WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
@@ -396,8 +385,7 @@ WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
   unsigned want = env->instance + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  /* Relaxed polls; the fence after the loop turns the read that ended it into an acquire. */
-  while ((int)(wgs__ld_rlx(&env->s[WGS_W_GEN]) - want) < 0) {
+  while ((int)(wgs__ld_acq(&env->s[WGS_W_GEN]) - want) < 0) {
     int why = wgs__spin_gave_up(env->s, &sp);
     if (why) {
       if (why == WGS__TIMED_OUT) {
@@ -407,7 +395,6 @@ WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
       break;
     }
   }
-  asm volatile("fence.acq_rel.gpu;" ::: "memory");
 }
 
 WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
