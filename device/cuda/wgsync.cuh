@@ -371,6 +371,10 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
  *    the last arriver's acquire synchronises with every group's arrival.
  *  - publish: st.release of the instance count by the last arriver (cumulative over what it
  *    acquired); wait: ld.acquire of it, then __syncthreads for the block.
+ * Measured alternatives (H100, bench/results/h100-cuda-2026-11-22-v*): a release-only RMW with
+ * fence.acq_rel in the last arriver and relaxed polls followed by fence.acq_rel was 0.3 to
+ * 0.6 us slower at every group count (v4): the fence costs more than acquire semantics folded
+ * into the load and the RMW.
  */
 WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
 {
