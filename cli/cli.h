@@ -26,6 +26,7 @@ typedef struct {
   wgs_discovery discovery;
   wgs_barrier barrier;
   int split;
+  int rounds_set, runs_set;
 } cli_opts;
 
 /* The device a command runs on (cli/target.c). */
@@ -42,6 +43,7 @@ int cli_target_discover(cli_target *t, const wgs_occupancy_config *c, wgs_launch
 int cli_target_bound(cli_target *t, const wgs_occupancy_config *c, uint32_t limit,
                      void (*cb)(void *, uint32_t, int), uint32_t *bound);
 int cli_target_selftest(cli_target *t, const wgs_selftest_config *c, wgs_selftest_result *r);
+int cli_target_latency(cli_target *t, const wgs_latency_config *c, wgs_latency_result *r);
 int wgs__cli_no_cuda(void);
 
 /* JSON writer: enough for flat objects and arrays, strings escaped. */
@@ -76,5 +78,6 @@ int cmd_discover(const cli_opts *o, cli_target *t);
 int cmd_bound(const cli_opts *o, cli_target *t);
 int cmd_barrier(const cli_opts *o, cli_target *t);
 int cmd_kernels(const cli_opts *o, cli_target *t);
+int cmd_latency(const cli_opts *o, cli_target *t);
 
 #endif

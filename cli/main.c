@@ -22,6 +22,7 @@ static void usage(FILE *f)
       "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"
       "  demo       devices, discover (with recall against the bound), barrier\n"
       "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
+      "  latency    grid-barrier latency over exactly --groups groups (--rounds K, --runs R)\n"
       "\n"
       "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
       "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
@@ -32,7 +33,7 @@ static void usage(FILE *f)
       "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
       "bound:    --limit N (largest group count probed)\n"
       "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n"
-      "          --barrier xf|counter (CUDA; OpenCL runs xf)   --split (CUDA: arrive/wait)\n",
+      "          --barrier xf|counter (default: counter)   --split (CUDA: arrive/wait)\n",
       f);
 }
 
@@ -165,6 +166,7 @@ int main(int argc, char **argv)
         return 2;
       break;
     case O_RUNS:
+      o.runs_set = 1;
       if (parse_u32(optarg, "--runs", &o.runs) || o.runs == 0) {
         if (o.runs == 0)
           fprintf(stderr, "wgsync: --runs must be at least 1\n");
@@ -179,6 +181,7 @@ int main(int argc, char **argv)
         return 2;
       break;
     case O_ROUNDS:
+      o.rounds_set = 1;
       if (parse_u32(optarg, "--rounds", &o.rounds) || o.rounds == 0) {
         if (o.rounds == 0)
           fprintf(stderr, "wgsync: --rounds must be at least 1\n");
@@ -226,7 +229,7 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "devices"))
     return cmd_devices(&o);
   int known = !strcmp(cmd, "discover") || !strcmp(cmd, "bound") || !strcmp(cmd, "barrier") ||
-              !strcmp(cmd, "demo") || !strcmp(cmd, "kernels");
+              !strcmp(cmd, "demo") || !strcmp(cmd, "kernels") || !strcmp(cmd, "latency");
   if (!known) {
     fprintf(stderr, "wgsync: unknown command '%s'\n", cmd);
     usage(stderr);
@@ -246,6 +249,8 @@ int main(int argc, char **argv)
     status = cmd_barrier(&o, dev);
   else if (!strcmp(cmd, "kernels"))
     status = cmd_kernels(&o, dev);
+  else if (!strcmp(cmd, "latency"))
+    status = cmd_latency(&o, dev);
   else { /* demo */
     cli_opts d = o;
     d.json = 0;

@@ -101,6 +101,15 @@ int cli_target_selftest(cli_target *t, const wgs_selftest_config *c, wgs_selftes
   return wgs_barrier_selftest(t->dev, c, r);
 }
 
+int cli_target_latency(cli_target *t, const wgs_latency_config *c, wgs_latency_result *r)
+{
+#ifdef WGSYNC_HAVE_CUDA
+  if (t->cuda)
+    return wgs_cuda_barrier_latency(t->cuda_device, c, r);
+#endif
+  return wgs_barrier_latency(t->dev, c, r);
+}
+
 int wgs__cli_no_cuda(void)
 {
   fprintf(stderr, "wgsync: this build has no CUDA backend (nvcc was not found at build time)\n");

@@ -162,9 +162,9 @@ typedef enum {
                                  to be occupant (seed 003 §5.3 "specialised") */
 } wgs_discovery;
 
-/* Grid barrier algorithm (CUDA chooses per launch; OpenCL runs XF). */
+/* Grid barrier algorithm, chosen per launch. */
 typedef enum {
-  WGS_BARRIER_DEFAULT = 0, /* the backend's fastest measured: COUNTER on CUDA, XF on OpenCL */
+  WGS_BARRIER_DEFAULT = 0, /* the fastest measured: COUNTER (bench/results) */
   WGS_BARRIER_XF = 1,      /* seed 003 §4.2: the master group polls one flag per group */
   WGS_BARRIER_COUNTER = 2, /* one arrival count; the last arriver publishes the instance on
                               another line, which the others poll (device/cuda/wgsync.cuh) */
@@ -183,7 +183,7 @@ typedef struct {
                                0: none, the protocol exactly as Fig. 3 */
   wgs_discovery discovery;
   double timeout_ms;        /* checked builds: how long one spin may wait; 0: default */
-  wgs_barrier barrier;      /* CUDA: which grid barrier wgs_grid_barrier runs */
+  wgs_barrier barrier;      /* which grid barrier wgs_grid_barrier runs */
 } wgs_launch_config;
 
 typedef struct {
@@ -272,6 +272,23 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
 /* The tools program (occupancy microbenchmark, self-test), built as wgsync builds it, for
  * inspection: `wgsync kernels` prints each kernel's limits and the build log. */
 int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog);
+
+/* Grid-barrier latency: `rounds` bare barriers over exactly `groups` groups (discovery off),
+ * timed on the device; `repeats` runs after one warm-up; per-barrier median, min, max. A short
+ * checked run first makes a group count above the occupancy bound a WGS_EDEADLOCK, not a hang. */
+typedef struct {
+  size_t local_size;
+  uint32_t groups;   /* 0: the compute-unit count */
+  uint32_t rounds;   /* 0: 2000 */
+  uint32_t repeats;  /* 0: 7 */
+  wgs_barrier barrier;
+  int split;         /* CUDA: arrive immediately followed by wait */
+} wgs_latency_config;
+typedef struct {
+  double median_us, min_us, max_us;
+  uint32_t groups, rounds, repeats;
+} wgs_latency_result;
+int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
 
 /* Device lib source that wgs_program_build puts in front of user code (for users who build
  * their own programs: see wgsync_opencl.h). */

@@ -46,6 +46,7 @@ int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32
 int wgs_cuda_occupancy_api(int device, size_t local_size, size_t shared_bytes, uint32_t *groups);
 int wgs_cuda_max_shared(int device, size_t *bytes);
 int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *cfg, wgs_selftest_result *res);
+int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cfg, wgs_latency_result *res);
 
 #ifdef __cplusplus
 }

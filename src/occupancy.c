@@ -261,3 +261,68 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   wgs_kernel_release(k);
   return rc;
 }
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median, min and max of v[0..n) into res. */
+static void latency_stats(double *v, uint32_t n, wgs_latency_result *res)
+{
+  qsort(v, n, sizeof *v, cmp_double);
+  res->min_us = v[0];
+  res->max_us = v[n - 1];
+  res->median_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  memset(res, 0, sizeof *res);
+  uint32_t groups = cfg->groups ? cfg->groups : dev->info.compute_units;
+  uint32_t rounds = cfg->rounds ? cfg->rounds : 2000, repeats = cfg->repeats ? cfg->repeats : 7;
+  double *times = malloc(repeats * sizeof *times);
+  wgs_state_t *st = NULL;
+  wgs_buffer_t *sink = NULL;
+  int rc = times ? wgs_state_create(dev, groups, &st) : wgs__fail(WGS_ENOMEM, "out of memory");
+  if (rc == WGS_OK)
+    rc = wgs_buffer_create(dev, 16, &sink);
+  for (int checked = 1; checked >= 0 && rc == WGS_OK; checked--) {
+    wgs_program_t *prog;
+    wgs_kernel_t *k = NULL;
+    uint32_t n = checked ? 10 : rounds;
+    rc = wgs__tools_program(dev, checked, &prog);
+    if (rc == WGS_OK) rc = wgs_kernel_create(prog, "wgs_latency", &k);
+    if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 1, sizeof n, &n);
+    if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 2, sink);
+    wgs_launch_config lc;
+    wgs_launch_config_init(&lc);
+    lc.local_size = cfg->local_size;
+    lc.groups = groups;
+    lc.discovery = WGS_DISCOVERY_FIXED;
+    lc.barrier = cfg->barrier;
+    lc.timeout_ms = 500;
+    /* checked: one probe run; unchecked: a warm-up, then the timed repeats */
+    for (uint32_t r = 0; r < (checked ? 1 : repeats + 1) && rc == WGS_OK; r++) {
+      wgs_launch_result lr;
+      rc = wgs_launch(st, k, &lc, &lr);
+      if (rc == WGS_OK && !checked && r > 0)
+        times[r - 1] = lr.kernel_us / rounds;
+    }
+    wgs_kernel_release(k);
+  }
+  if (rc == WGS_OK) {
+    latency_stats(times, repeats, res);
+    res->groups = groups;
+    res->rounds = rounds;
+    res->repeats = repeats;
+  }
+  wgs_buffer_release(sink);
+  wgs_state_release(st);
+  free(times);
+  return rc;
+}

@@ -60,6 +60,7 @@ typedef struct {
 } props_outcome;
 
 static wgs_lock props_lock = WGS_LOCK_TICKET; /* the protocol run_props launches with */
+static wgs_barrier props_barrier = WGS_BARRIER_DEFAULT;
 
 static int run_props(wgs_device_t *dev, const wgs_device_info *in, uint32_t groups,
                      wgs_discovery disc, int do_barrier, wgs_launch_result *res, props_outcome *po)
@@ -94,6 +95,7 @@ static int run_props(wgs_device_t *dev, const wgs_device_info *in, uint32_t grou
   cfg.groups = groups;
   cfg.discovery = disc;
   cfg.lock = props_lock;
+  cfg.barrier = props_barrier;
   cfg.timeout_ms = TIMEOUT_MS;
   int rc = wgs_launch(st, k, &cfg, res);
   if (rc == WGS_OK) {
@@ -154,6 +156,10 @@ static int case_props(void)
     CHECK_OK(run_props(dev, &in, groups, WGS_DISCOVERY_PROTOCOL, 1, &r, &po));
   }
   props_lock = WGS_LOCK_TICKET;
+  props_barrier = WGS_BARRIER_XF; /* the paper's barrier too */
+  for (int run = 0; run < 3; run++)
+    CHECK_OK(run_props(dev, &in, groups, WGS_DISCOVERY_PROTOCOL, 1, &r, &po));
+  props_barrier = WGS_BARRIER_DEFAULT;
   wgs_device_close(dev);
   return 0;
 }
@@ -222,20 +228,23 @@ static int case_mp(size_t local, uint32_t rounds, int unchecked)
 {
   wgs_device_info in;
   wgs_device_t *dev = open_default(&in);
-  wgs_selftest_config c;
-  memset(&c, 0, sizeof c);
-  c.local_size = local;
-  c.rounds = rounds;
-  c.close_wait_us = -1;
-  c.timeout_ms = 4000;
-  c.unchecked = unchecked;
-  wgs_selftest_result r;
-  CHECK_OK(wgs_barrier_selftest(dev, &c, &r));
-  printf("%u groups passed %u barriers, %u stale reads, %.2f us per round\n",
-         r.launch.participants, r.rounds, r.mismatches, r.launch.kernel_us / r.rounds);
-  CHECK_EQ(r.mismatches, 0);
-  CHECK_EQ(r.groups_done, r.launch.participants);
-  CHECK(r.launch.participants >= 1);
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+    wgs_selftest_config c;
+    memset(&c, 0, sizeof c);
+    c.local_size = local;
+    c.rounds = rounds;
+    c.close_wait_us = -1;
+    c.timeout_ms = 4000;
+    c.unchecked = unchecked;
+    c.barrier = (wgs_barrier)b;
+    wgs_selftest_result r;
+    CHECK_OK(wgs_barrier_selftest(dev, &c, &r));
+    printf("barrier %d: %u groups passed %u barriers, %u stale reads, %.2f us per round\n", b,
+           r.launch.participants, r.rounds, r.mismatches, r.launch.kernel_us / r.rounds);
+    CHECK_EQ(r.mismatches, 0);
+    CHECK_EQ(r.groups_done, r.launch.participants);
+    CHECK(r.launch.participants >= 1);
+  }
   wgs_device_close(dev);
   return 0;
 }

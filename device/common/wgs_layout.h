@@ -37,7 +37,7 @@
 #define WGS_CFG_TIMED 7u      /* 1: device records protocol timestamps */
 #define WGS_CFG_WAIT_LO 8u    /* closer's wait outside the mutex before closing (wgsync), low */
 #define WGS_CFG_WAIT_HI 9u    /*   (iterations, or nanoseconds where the device has a timer) */
-#define WGS_CFG_BARRIER 10u   /* WGS_BARRIER_KIND_* (CUDA; OpenCL uses XF) */
+#define WGS_CFG_BARRIER 10u   /* WGS_BARRIER_KIND_* */
 
 #define WGS_LOCK_KIND_TICKET 0u
 #define WGS_LOCK_KIND_SPIN 1u

@@ -57,6 +57,10 @@ WGS_FN uint wgs__add_rlx(wgs_word_ptr p, uint v)
 {
   return atomic_fetch_add_explicit(WGS__A(p), v, memory_order_relaxed, memory_scope_device);
 }
+WGS_FN uint wgs__add_acqrel(wgs_word_ptr p, uint v)
+{
+  return atomic_fetch_add_explicit(WGS__A(p), v, memory_order_acq_rel, memory_scope_device);
+}
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   return atomic_exchange_explicit(WGS__A(p), v, memory_order_acquire, memory_scope_device);
@@ -98,6 +102,12 @@ WGS_FN uint wgs__add_rlx(wgs_word_ptr p, uint v)
 {
   return atomic_add(p, v); /* atom.global.add: relaxed at gpu scope by PTX default */
 }
+WGS_FN uint wgs__add_acqrel(wgs_word_ptr p, uint v)
+{
+  uint old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   uint old = atomic_xchg(p, v);
@@ -132,6 +142,13 @@ WGS_FN void wgs__st_rel(wgs_word_ptr p, uint v)
 }
 WGS_FN void wgs__st_rlx(wgs_word_ptr p, uint v) { atomic_xchg(p, v); }
 WGS_FN uint wgs__add_rlx(wgs_word_ptr p, uint v) { return atomic_add(p, v); }
+WGS_FN uint wgs__add_acqrel(wgs_word_ptr p, uint v)
+{
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  uint old = atomic_add(p, v);
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  return old;
+}
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   uint old = atomic_xchg(p, v);

@@ -64,31 +64,70 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
   }
 }
 
+/*
+ * Counter barrier (the default; device/cuda/wgsync.cuh has the measurements that chose it).
+ * Instance k is complete when the monotonic arrival count reaches n*(k+1); the group whose
+ * acq_rel add returns n*(k+1)-1 is last and publishes k+1 on another line with a release store;
+ * the others poll that line with acquire loads. The RMW chain on the count is one release
+ * sequence, so the last arriver synchronises with every arrival, and its release is cumulative
+ * over them. Nothing is reset, so reuse has no race; counts compare by signed difference.
+ */
+WGS_FN void wgs__counter_arrive(wgs_env *env)
+{
+  uint want = env->instance + 1u;
+  if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
+    wgs__st_rel(&env->s[WGS_W_GEN], want);
+}
+WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
+{
+  wgs_word_ptr s = env->s;
+  uint want = env->instance + 1u;
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  while ((int)(wgs__ld_acq(&s[WGS_W_GEN]) - want) < 0) {
+    int why = wgs__spin_gave_up(s, &sp);
+    if (why) {
+      if (why == WGS__TIMED_OUT) {
+        wgs__report_grid(env, site);
+        wgs__abort_done(s);
+      }
+      break;
+    }
+  }
+}
+
+/*
+ * Both barriers run the same three work-group barriers in every group; only work-item steps
+ * sit in conditionals. Fig. 2 puts the barriers themselves under "master or slave", a
+ * condition the compiler cannot prove uniform: PoCL 3.1 (loopvec) corrupted memory in about one
+ * run in four with that shape. The barrier kind is chosen the same way, for the same reason.
+ * The extra work-group barrier (B1 on the XF master, B2 on an XF slave and in the counter
+ * barrier) changes no ordering argument.
+ */
 WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
 {
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   uint n = env->num_groups, id = env->group_id, lid = env->local_id, L = env->local_size;
-  /* Every group runs the same three work-group barriers; only work-item steps sit in the
-   * conditionals. Fig. 2 puts the barriers themselves under "master or slave", a condition
-   * the compiler cannot prove uniform: PoCL 3.1 (loopvec) corrupted memory in about one run in
-   * four with that shape. The extra barrier (B1 on the master, B2 on a slave) changes no
-   * ordering argument above. */
+  uint xf = env->barrier_kind == WGS_BARRIER_KIND_XF;
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B1 = Fig. 2(b) line 1 */
-  if (id == 0u) {
 #if defined(WGS_CHECKED) && WGS_CHECKED
-    if (lid == 0u) /* arrival record, read only by a reporter to name who is missing */
-      wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups), env->instance + 1u);
+  if (lid == 0u) /* arrival record, read only by a reporter to name who is missing */
+    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + id, env->instance + 1u);
 #endif
+  if (!xf) {
+    if (lid == 0u)
+      wgs__counter_arrive(env);
+  } else if (id == 0u) {
     for (uint g = lid + 1u; g < n; g += L) /* Fig. 2(a) line 2: wait for slave g */
       wgs__wait_flag(env, &flag[g], 0u, site);
   } else if (lid == 0u) {
-#if defined(WGS_CHECKED) && WGS_CHECKED
-    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + id, env->instance + 1u);
-#endif
     wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
   }
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B2 = Fig. 2(a) line 5 */
-  if (id == 0u) {
+  if (!xf) {
+    if (lid == 0u)
+      wgs__counter_wait(env, site);
+  } else if (id == 0u) {
     for (uint g = lid + 1u; g < n; g += L) /* Fig. 2(a) line 8: release slave g */
       wgs__st_rel(&flag[g], 0u);
   } else if (lid == 0u) {

@@ -23,6 +23,7 @@ typedef struct {
   uint local_id;      /* get_local_id(0) */
   uint local_size;    /* get_local_size(0) */
   uint instance;      /* grid barriers this group has passed (checked builds name them) */
+  uint barrier_kind;  /* WGS_BARRIER_KIND_*, from the host */
   uint participating; /* 1 when this group takes part */
 } wgs_env;
 
@@ -232,6 +233,7 @@ WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
   env->local_id = (uint)get_local_id(0);
   env->local_size = (uint)get_local_size(0);
   env->instance = 0u;
+  env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
 
   if (mode != WGS_MODE_DISCOVER) {
     env->group_id = group;

@@ -524,3 +524,63 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
   wgs_cuda_state_release(st);
   return rc;
 }
+
+extern "C" __global__ void wgs_cuda_latency_checked(unsigned *, unsigned, unsigned, unsigned *);
+extern "C" __global__ void wgs_cuda_latency_plain(unsigned *, unsigned, unsigned, unsigned *);
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cfg, wgs_latency_result *res)
+{
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  memset(res, 0, sizeof *res);
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    return set_device(device) == WGS_OK ? WGS_ENODEV : WGS_ENODEV;
+  uint32_t groups = cfg->groups ? cfg->groups : (uint32_t)sms;
+  uint32_t rounds = cfg->rounds ? cfg->rounds : 2000, repeats = cfg->repeats ? cfg->repeats : 7;
+  unsigned split = cfg->split ? 1u : 0u;
+  wgs_cuda_state_t *st = NULL;
+  unsigned *sink = NULL;
+  double *times = (double *)malloc(repeats * sizeof *times);
+  int rc = times ? wgs_cuda_state_create(device, groups, &st) : wgs__fail(WGS_ENOMEM, "out of memory");
+  cudaError_t e;
+  if (rc == WGS_OK && (e = cudaMalloc((void **)&sink, 16)) != cudaSuccess)
+    rc = cuda_fail("cudaMalloc(sink)", e);
+  for (int checked = 1; checked >= 0 && rc == WGS_OK; checked--) {
+    unsigned n = checked ? 10u : rounds;
+    void *args[4] = {NULL, &n, &split, &sink};
+    wgs_launch_config lc;
+    wgs_launch_config_init(&lc);
+    lc.local_size = cfg->local_size;
+    lc.groups = groups;
+    lc.discovery = WGS_DISCOVERY_FIXED;
+    lc.barrier = cfg->barrier;
+    lc.timeout_ms = 500;
+    const void *k = checked ? (const void *)wgs_cuda_latency_checked : (const void *)wgs_cuda_latency_plain;
+    for (uint32_t r = 0; r < (checked ? 1u : repeats + 1u) && rc == WGS_OK; r++) {
+      wgs_launch_result lr;
+      rc = wgs_cuda_launch(st, k, args, 4, 0, 0, &lc, &lr);
+      if (rc == WGS_OK && !checked && r > 0)
+        times[r - 1] = lr.kernel_us / rounds;
+    }
+  }
+  if (rc == WGS_OK) {
+    qsort(times, repeats, sizeof *times, cmp_double);
+    res->min_us = times[0];
+    res->max_us = times[repeats - 1];
+    res->median_us = repeats % 2 ? times[repeats / 2] : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
+    res->groups = groups;
+    res->rounds = rounds;
+    res->repeats = repeats;
+  }
+  cudaFree(sink);
+  wgs_cuda_state_release(st);
+  free(times);
+  return rc;
+}

@@ -27,6 +27,25 @@ extern "C" __global__ void WGS_CAT(wgs_cuda_micro, WGS_SUFFIX)(unsigned *wgs, un
   }
 }
 
+/* Bare grid barriers (or split arrive+wait), for latency. */
+extern "C" __global__ void WGS_CAT(wgs_cuda_latency, WGS_SUFFIX)(unsigned *wgs, unsigned rounds,
+                                                                   unsigned split, unsigned *sink)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    for (unsigned r = 0u; r < rounds; ++r) {
+      if (split) {
+        wgs_grid_arrive(&env);
+        wgs_grid_wait(&env);
+      } else {
+        wgs_grid_barrier(&env);
+      }
+    }
+    if (env.local_id == 0u && env.group_id == 0u)
+      sink[0] = env.instance;
+  }
+}
+
 /* Message passing across grid barriers (full or split), as wgs_mp in tools.cl. With split,
  * each round does arrive; (independent work: a checksum of its own values); wait. */
 static __device__ __forceinline__ unsigned wgs__mp_value(unsigned round, unsigned gid, unsigned w)

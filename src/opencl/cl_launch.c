@@ -86,7 +86,7 @@ static double now_ms(void)
 }
 
 static void fill_header(uint32_t *h, wgs_lock lock, uint32_t delay, uint64_t wait, uint32_t mode,
-                        uint32_t max_groups, uint64_t limit, int timed)
+                        uint32_t max_groups, uint64_t limit, int timed, wgs_barrier barrier)
 {
   memset(h, 0, HEADER_WORDS * sizeof *h);
   h[WGS_W_POLL] = 1u;
@@ -103,7 +103,7 @@ static void fill_header(uint32_t *h, wgs_lock lock, uint32_t delay, uint64_t wai
   c[WGS_CFG_TIMED] = timed ? 1u : 0u;
   c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
   c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
-  c[WGS_CFG_BARRIER] = WGS_BARRIER_KIND_XF;
+  c[WGS_CFG_BARRIER] = barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
 }
 
 /* Resets st and runs kernel on groups x local; fills header with the state's header after. */
@@ -173,12 +173,12 @@ static int calibrate(wgs_device_t *dev)
   uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
   if (rc == WGS_OK) { /* warm-up: PoCL compiles a kernel on its first launch; keep that out */
     double us;
-    fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, 16, 0);
+    fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, 16, 0, WGS_BARRIER_XF);
     h[WGS_W_POLL] = 0;
     rc = run_once(st, k->k, 0, 1, 1, h, back, &us);
   }
   while (rc == WGS_OK) {
-    fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, iters, 0);
+    fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, iters, 0, WGS_BARRIER_XF);
     h[WGS_W_POLL] = 0; /* the calibration kernel spins while this is 0 */
     double us = 0, t0 = now_ms();
     rc = run_once(st, k->k, 0, 1, 1, h, back, &us);
@@ -245,10 +245,9 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
       cfg.discovery != WGS_DISCOVERY_FIXED)
     return wgs__fail(WGS_EINVAL, "wgs_launch: discovery is %d (expected WGS_DISCOVERY_PROTOCOL, "
                                  "_ALL or _FIXED)", (int)cfg.discovery);
-  if (cfg.barrier != WGS_BARRIER_DEFAULT && cfg.barrier != WGS_BARRIER_XF)
-    return wgs__fail(WGS_EUNSUPPORTED, "wgs_launch: barrier %d is not available on OpenCL "
-                                       "(expected WGS_BARRIER_DEFAULT or WGS_BARRIER_XF)",
-                     (int)cfg.barrier);
+  if ((int)cfg.barrier < WGS_BARRIER_DEFAULT || cfg.barrier > WGS_BARRIER_COUNTER)
+    return wgs__fail(WGS_EINVAL, "wgs_launch: barrier is %d (expected WGS_BARRIER_DEFAULT, "
+                                 "_XF or _COUNTER)", (int)cfg.barrier);
   if (!(cfg.timeout_ms >= 0) || isinf(cfg.timeout_ms))
     return wgs__fail(WGS_EINVAL, "wgs_launch: timeout_ms is %g (expected a finite value >= 0)",
                      cfg.timeout_ms);
@@ -298,7 +297,7 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
                                                           : WGS_MODE_FIXED;
   uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
   int timed = dev->info.has_timer && mode == WGS_MODE_DISCOVER;
-  fill_header(h, cfg.lock, cfg.delay, wait, mode, st->max_groups, limit, timed);
+  fill_header(h, cfg.lock, cfg.delay, wait, mode, st->max_groups, limit, timed, cfg.barrier);
   double kus = -1;
   int rc = run_once(st, kernel, cfg.state_arg, local, groups, h, back, &kus);
   if (rc == WGS_ELIMIT && local > kmax) {

@@ -72,6 +72,18 @@ __kernel void wgs_mp(__global uint *wgs, __global uint *data, uint rounds,
   }
 }
 
+/* Bare grid barriers, for latency: group 0 records the instances passed. */
+__kernel void wgs_latency(__global uint *wgs, uint rounds, __global uint *sink)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    for (uint r = 0u; r < rounds; ++r)
+      wgs_grid_barrier(&env);
+    if (env.local_id == 0u && env.group_id == 0u)
+      sink[0] = env.instance;
+  }
+}
+
 /* Spins on a word that never changes until the checked spin bound gives up: the host times it
  * to learn how many spin iterations a millisecond holds on this device. */
 __kernel void wgs_calibrate(__global uint *wgs)
