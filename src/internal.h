@@ -29,6 +29,11 @@ void wgs__clear_error(void);
       return wgs__fail(WGS_EINVAL, "%s: argument '%s' is NULL", __func__, #ptr);             \
   } while (0)
 
+/* Shared by the backends' tools (src/occupancy.c). */
+void wgs__latency_stats(double *per_barrier_us, uint32_t n, wgs_latency_result *res);
+/* Fills res from the self-test kernel's report words (8) and returns its status. */
+int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res);
+
 /* Sources embedded at build time (cmake/embed.cmake). */
 extern const char wgs__device_lib_source[];
 extern const char wgs__tools_source[];

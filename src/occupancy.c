@@ -234,27 +234,8 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   }
   if (rc == WGS_OK)
     rc = wgs_buffer_read(report, 0, sizeof rep, rep);
-  if (rc == WGS_OK) {
-    res->rounds = rounds;
-    res->mismatches = rep[0];
-    res->first_round = rep[1];
-    res->first_reader = rep[2];
-    res->first_source = rep[3];
-    res->first_word = rep[4];
-    res->first_expected = rep[5];
-    res->first_got = rep[6];
-    res->groups_done = rep[7];
-    if (res->mismatches)
-      rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u stale reads in %u rounds over %u "
-                                    "groups; first: round %u, work-item %u read word %u of "
-                                    "work-item %u: expected 0x%08x, got 0x%08x",
-                     res->mismatches, rounds, res->launch.participants, res->first_round,
-                     res->first_reader, res->first_word, res->first_source, res->first_expected,
-                     res->first_got);
-    else if (res->groups_done != res->launch.participants)
-      rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u participating groups "
-                                    "finished", res->groups_done, res->launch.participants);
-  }
+  if (rc == WGS_OK)
+    rc = wgs__selftest_report(rep, rounds, res);
   wgs_buffer_release(report);
   wgs_buffer_release(data);
   wgs_state_release(st);
@@ -269,7 +250,7 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median, min and max of v[0..n) into res. */
-static void latency_stats(double *v, uint32_t n, wgs_latency_result *res)
+void wgs__latency_stats(double *v, uint32_t n, wgs_latency_result *res)
 {
   qsort(v, n, sizeof *v, cmp_double);
   res->min_us = v[0];
@@ -316,7 +297,7 @@ int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_la
     wgs_kernel_release(k);
   }
   if (rc == WGS_OK) {
-    latency_stats(times, repeats, res);
+    wgs__latency_stats(times, repeats, res);
     res->groups = groups;
     res->rounds = rounds;
     res->repeats = repeats;
@@ -325,4 +306,28 @@ int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_la
   wgs_state_release(st);
   free(times);
   return rc;
+}
+
+int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res)
+{
+  res->rounds = rounds;
+  res->mismatches = rep[0];
+  res->first_round = rep[1];
+  res->first_reader = rep[2];
+  res->first_source = rep[3];
+  res->first_word = rep[4];
+  res->first_expected = rep[5];
+  res->first_got = rep[6];
+  res->groups_done = rep[7];
+  if (res->mismatches)
+    return wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u stale reads in %u rounds over %u "
+                                    "groups; first: round %u, work-item %u read word %u of "
+                                    "work-item %u: expected 0x%08x, got 0x%08x",
+                     res->mismatches, rounds, res->launch.participants, res->first_round,
+                     res->first_reader, res->first_word, res->first_source, res->first_expected,
+                     res->first_got);
+  if (res->groups_done != res->launch.participants)
+    return wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u participating groups "
+                                    "finished", res->groups_done, res->launch.participants);
+  return WGS_OK;
 }

@@ -81,6 +81,19 @@ WGS_FN void wgs__unlock(wgs_word_ptr s, uint kind, uint ticket)
     wgs__st_rel(&s[WGS_W_TICKET_SERVE], ticket + 1u);
 }
 
+/* Protocol start and end of a participant, where the device has a clock (timed launches). */
+WGS_FN void wgs__stamp(wgs_word_ptr s, uint group, ulong t0)
+{
+  if (s[WGS_W_CONFIG + WGS_CFG_TIMED] == 0u)
+    return;
+  wgs_word_ptr t = s + WGS_OFF_TIME(s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS]) + 4u * group;
+  ulong t1 = wgs__timer_ns();
+  t[0] = (uint)t0;
+  t[1] = (uint)(t0 >> 32);
+  t[2] = (uint)t1;
+  t[3] = (uint)(t1 >> 32);
+}
+
 /* Fig. 3 for the representative work-item. Returns the participating id or
  * WGS_NOT_PARTICIPATING. Never returns early: every path ends at the bottom. */
 WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
@@ -139,15 +152,7 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
         wgs__st_rlx(&s[WGS_W_POLL], 0u);
       wgs__unlock(s, kind, ticket);
     }
-    if (s[WGS_W_CONFIG + WGS_CFG_TIMED] != 0u) {
-      uint mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
-      wgs_word_ptr t = s + WGS_OFF_TIME(mg) + 4u * group;
-      ulong t1 = wgs__timer_ns();
-      t[0] = (uint)t0;
-      t[1] = (uint)(t0 >> 32);
-      t[2] = (uint)t1;
-      t[3] = (uint)(t1 >> 32);
-    }
+    wgs__stamp(s, group, t0);
   }
   return id;
 }
@@ -201,14 +206,7 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group)
         break;
     }
   }
-  if (s[WGS_W_CONFIG + WGS_CFG_TIMED] != 0u) {
-    wgs_word_ptr t = s + WGS_OFF_TIME(mg) + 4u * group;
-    ulong t1 = wgs__timer_ns();
-    t[0] = (uint)t0;
-    t[1] = (uint)(t0 >> 32);
-    t[2] = (uint)t1;
-    t[3] = (uint)(t1 >> 32);
-  }
+  wgs__stamp(s, group, t0);
   return old;
 }
 

@@ -497,27 +497,8 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
     unsigned rep[16];
     if (rc == WGS_OK && (e = cudaMemcpy(rep, report, sizeof rep, cudaMemcpyDeviceToHost)) != cudaSuccess)
       rc = cuda_fail("cudaMemcpy(report)", e);
-    if (rc == WGS_OK) {
-      res->rounds = rounds;
-      res->mismatches = rep[0];
-      res->first_round = rep[1];
-      res->first_reader = rep[2];
-      res->first_source = rep[3];
-      res->first_word = rep[4];
-      res->first_expected = rep[5];
-      res->first_got = rep[6];
-      res->groups_done = rep[7];
-      if (res->mismatches)
-        rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u stale reads in %u rounds over %u "
-                                      "groups; first: round %u, thread %u read word %u of thread "
-                                      "%u: expected 0x%08x, got 0x%08x",
-                       res->mismatches, rounds, res->launch.participants, res->first_round,
-                       res->first_reader, res->first_word, res->first_source, res->first_expected,
-                       res->first_got);
-      else if (res->groups_done != res->launch.participants)
-        rc = wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u groups finished",
-                       res->groups_done, res->launch.participants);
-    }
+    if (rc == WGS_OK)
+      rc = wgs__selftest_report(rep, rounds, res);
   }
   cudaFree(data);
   cudaFree(report);
@@ -527,12 +508,6 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
 
 extern "C" __global__ void wgs_cuda_latency_checked(unsigned *, unsigned, unsigned, unsigned *);
 extern "C" __global__ void wgs_cuda_latency_plain(unsigned *, unsigned, unsigned, unsigned *);
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cfg, wgs_latency_result *res)
 {
@@ -571,10 +546,7 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
     }
   }
   if (rc == WGS_OK) {
-    qsort(times, repeats, sizeof *times, cmp_double);
-    res->min_us = times[0];
-    res->max_us = times[repeats - 1];
-    res->median_us = repeats % 2 ? times[repeats / 2] : (times[repeats / 2 - 1] + times[repeats / 2]) / 2;
+    wgs__latency_stats(times, repeats, res);
     res->groups = groups;
     res->rounds = rounds;
     res->repeats = repeats;
