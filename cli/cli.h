@@ -74,6 +74,7 @@ int cli_fail(const char *cmd, int rc);
 size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
 
 int cmd_devices(const cli_opts *o);
+int cmd_spirv(int argc, char **argv);
 int cmd_discover(const cli_opts *o, cli_target *t);
 int cmd_bound(const cli_opts *o, cli_target *t);
 int cmd_barrier(const cli_opts *o, cli_target *t);

@@ -22,6 +22,7 @@ static void usage(FILE *f)
       "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"
       "  demo       devices, discover (with recall against the bound), barrier\n"
       "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
+      "  spirv      validate FILE | lower FILE -o OUT: SPIR-V split barriers (seed 002)\n"
       "  latency    grid-barrier latency over exactly --groups groups (--rounds K, --runs R)\n"
       "\n"
       "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
@@ -70,6 +71,8 @@ int main(int argc, char **argv)
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "spirv"))
+    return cmd_spirv(argc, argv);
   cli_opts o;
   memset(&o, 0, sizeof o);
   o.sel.platform = -1;

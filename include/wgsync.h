@@ -36,7 +36,9 @@ extern "C" {
   XX(ELOCK, -9, "the discovery mutex was never granted (deadlock caught)")                   \
   XX(EUNSUPPORTED, -10, "not supported by this device or build")                            \
   XX(EIO, -11, "could not read a file")                                                      \
-  XX(EMISMATCH, -12, "a barrier let a stale value through (memory ordering violated)")
+  XX(EMISMATCH, -12, "a barrier let a stale value through (memory ordering violated)")     \
+  XX(ESPIRV, -13, "malformed SPIR-V binary")                                                 \
+  XX(EVALIDATION, -14, "SPIR-V module breaks the split-barrier rules")
 
 typedef enum {
 #define WGS__STATUS_ENUM(name, value, msg) WGS_##name = (value),
@@ -289,6 +291,37 @@ typedef struct {
   uint32_t groups, rounds, repeats;
 } wgs_latency_result;
 int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
+
+/* ---- SPIR-V split barriers (seed 002, seed 000's SPIR-V environment section) ------------- */
+
+typedef struct {
+  size_t offset;      /* word offset of the instruction in the module */
+  size_t index;       /* instruction number (0 = first after the header) */
+  uint32_t opcode;
+  char message[256];  /* what is wrong and what was expected */
+} wgs_spirv_issue;
+
+/* Checks every OpControlBarrierArriveINTEL / WaitINTEL (6142 / 6143) against the OpenCL
+ * environment: Execution scope Workgroup; Memory scope one valid for OpControlBarrier; Arrive's
+ * order Release, Wait's Acquire, plus storage-class bits; image memory only at Workgroup scope;
+ * the capability (6141) and SPV_INTEL_split_barrier or SPV_EXT_split_barrier declared; and, in
+ * straight-line code, a wait before any arrive or two arrives without a wait. Writes up to cap
+ * issues and their total in *count. Returns WGS_OK when the binary could be read (issues or
+ * not), WGS_ESPIRV naming the offset when it could not. */
+int wgs_spirv_validate(const uint32_t *words, size_t n_words, wgs_spirv_issue *issues, size_t cap,
+                       size_t *count);
+/* 1 in *uses when the module declares or uses split barriers. */
+int wgs_spirv_uses_split_barrier(const uint32_t *words, size_t n_words, int *uses);
+/* Rewrites a valid module for a consumer without the extension (see src/spirv/spirv.c for the
+ * mapping and why it is safe). *out is malloc'd (free with wgs_spirv_free). A module with
+ * violations gives WGS_EVALIDATION and the first one in wgs_last_error(). */
+int wgs_spirv_lower(const uint32_t *words, size_t n_words, uint32_t **out, size_t *out_words);
+void wgs_spirv_free(uint32_t *words);
+
+/* Builds a SPIR-V program (clCreateProgramWithIL). When the module uses split barriers and the
+ * device lacks cl_intel_split_work_group_barrier, the module is lowered first. */
+int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
+                         const char *options, wgs_program_t **out);
 
 /* Device lib source that wgs_program_build puts in front of user code (for users who build
  * their own programs: see wgsync_opencl.h). */

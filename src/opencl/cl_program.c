@@ -255,3 +255,56 @@ int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog)
   WGS__REQUIRE(prog);
   return wgs__tools_program(dev, checked, prog); /* owned by the device */
 }
+
+int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
+                         const char *options, wgs_program_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(words);
+  int uses = 0, rc = wgs_spirv_uses_split_barrier(words, n_words, &uses);
+  if (rc != WGS_OK)
+    return rc;
+  uint32_t *lowered = NULL;
+  size_t n = n_words;
+  const uint32_t *il = words;
+  if (uses && !dev->info.has_split_barrier) { /* lower for a device without the extension */
+    if ((rc = wgs_spirv_lower(words, n_words, &lowered, &n)) != WGS_OK)
+      return rc;
+    il = lowered;
+  }
+  char ilv[256] = "";
+  clGetDeviceInfo(dev->device, CL_DEVICE_IL_VERSION, sizeof ilv, ilv, NULL);
+  ilv[sizeof ilv - 1] = '\0';
+  if (!strstr(ilv, "SPIR-V")) {
+    wgs_spirv_free(lowered);
+    return wgs__fail(WGS_EUNSUPPORTED, "'%s' accepts no SPIR-V (CL_DEVICE_IL_VERSION is '%s')%s",
+                     dev->info.name, ilv, uses ? "; the module was lowered and is valid, but has "
+                                                 "nowhere to go" : "");
+  }
+  wgs_program_t *p = calloc(1, sizeof *p);
+  if (!p) {
+    wgs_spirv_free(lowered);
+    return wgs__fail(WGS_ENOMEM, "out of memory");
+  }
+  p->dev = dev;
+  cl_int err;
+  p->prog = clCreateProgramWithIL(dev->ctx, il, n * sizeof *il, &err);
+  wgs_spirv_free(lowered);
+  if (err != CL_SUCCESS) {
+    wgs_program_release(p);
+    return wgs__cl_fail("clCreateProgramWithIL", err);
+  }
+  err = clBuildProgram(p->prog, 1, &dev->device, options ? options : "", NULL, NULL);
+  p->log = build_log(p->prog, dev->device);
+  if (err != CL_SUCCESS) {
+    rc = wgs__fail(WGS_EBUILD, "SPIR-V program build failed on '%s' (%s); build log:\n",
+                   dev->info.name, wgs_opencl_error_name(err));
+    wgs__fail_append(p->log && *p->log ? p->log : "(the driver gave no log)");
+    wgs_program_release(p);
+    return rc;
+  }
+  *out = p;
+  return WGS_OK;
+}

@@ -1,0 +1,120 @@
+/*
+ * wgsync spirv validate FILE [--json]      check split-barrier instructions (seed 000/002 rules)
+ * wgsync spirv lower FILE -o OUT           rewrite for consumers without the extension
+ * Exit status: 0 valid / lowered, 1 rule violations, 2 unreadable or malformed input.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static uint32_t *read_words(const char *path, size_t *n)
+{
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "wgsync spirv: cannot open '%s'\n", path);
+    return NULL;
+  }
+  fseek(f, 0, SEEK_END);
+  long bytes = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  if (bytes < 0 || bytes % 4) {
+    fprintf(stderr, "wgsync spirv: '%s' is %ld bytes, not a whole number of 32-bit words\n", path, bytes);
+    fclose(f);
+    return NULL;
+  }
+  uint32_t *w = malloc((size_t)bytes + 4);
+  if (w && fread(w, 1, (size_t)bytes, f) != (size_t)bytes) {
+    free(w);
+    w = NULL;
+  }
+  fclose(f);
+  *n = (size_t)bytes / 4;
+  return w;
+}
+
+int cmd_spirv(int argc, char **argv)
+{
+  if (argc < 4 || (strcmp(argv[2], "validate") && strcmp(argv[2], "lower"))) {
+    fprintf(stderr, "usage: wgsync spirv validate FILE [--json]\n"
+                    "       wgsync spirv lower FILE -o OUT\n");
+    return 2;
+  }
+  int lower = !strcmp(argv[2], "lower"), json = 0;
+  const char *in = argv[3], *outp = NULL;
+  for (int i = 4; i < argc; i++) {
+    if (!strcmp(argv[i], "--json"))
+      json = 1;
+    else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+      outp = argv[++i];
+    else {
+      fprintf(stderr, "wgsync spirv: unexpected argument '%s'\n", argv[i]);
+      return 2;
+    }
+  }
+  if (lower && !outp) {
+    fprintf(stderr, "wgsync spirv lower: give the output file with -o OUT\n");
+    return 2;
+  }
+  size_t n = 0;
+  uint32_t *w = read_words(in, &n);
+  if (!w)
+    return 2;
+  int status = 0;
+  if (lower) {
+    uint32_t *out = NULL;
+    size_t on = 0;
+    int rc = wgs_spirv_lower(w, n, &out, &on);
+    if (rc != WGS_OK) {
+      fprintf(stderr, "wgsync spirv lower: %s (%s)\n%s\n", wgs_strerror(rc), wgs_status_name(rc), wgs_last_error());
+      status = rc == WGS_EVALIDATION ? 1 : 2;
+    } else {
+      FILE *f = fopen(outp, "wb");
+      if (!f || fwrite(out, sizeof *out, on, f) != on) {
+        fprintf(stderr, "wgsync spirv lower: cannot write '%s'\n", outp);
+        status = 2;
+      } else {
+        printf("lowered %s (%zu words) to %s (%zu words)\n", in, n, outp, on);
+      }
+      if (f)
+        fclose(f);
+      wgs_spirv_free(out);
+    }
+  } else {
+    wgs_spirv_issue iss[64];
+    size_t count = 0;
+    int rc = wgs_spirv_validate(w, n, iss, 64, &count);
+    if (rc != WGS_OK) {
+      fprintf(stderr, "wgsync spirv validate: %s (%s)\n%s\n", wgs_strerror(rc), wgs_status_name(rc), wgs_last_error());
+      status = 2;
+    } else if (json) {
+      json_w j;
+      cli_json_open(&j, "spirv validate");
+      json_str(&j, "file", in);
+      json_int(&j, "words", (long long)n);
+      json_int(&j, "issues_total", (long long)count);
+      json_arr(&j, "issues");
+      for (size_t i = 0; i < count && i < 64; i++) {
+        json_obj(&j, NULL);
+        json_int(&j, "instruction", (long long)iss[i].index);
+        json_int(&j, "word_offset", (long long)iss[i].offset);
+        json_int(&j, "opcode", iss[i].opcode);
+        json_str(&j, "message", iss[i].message);
+        json_end_obj(&j);
+      }
+      json_end_arr(&j);
+      json_end_obj(&j);
+      json_finish(&j);
+      status = count ? 1 : 0;
+    } else {
+      for (size_t i = 0; i < count && i < 64; i++)
+        printf("%s: instruction %zu (word offset %zu): %s\n", in, iss[i].index, iss[i].offset, iss[i].message);
+      if (count > 64)
+        printf("%s: ... %zu more\n", in, count - 64);
+      printf("%s: %s (%zu issue%s)\n", in, count ? "INVALID" : "valid", count, count == 1 ? "" : "s");
+      status = count ? 1 : 0;
+    }
+  }
+  free(w);
+  return status;
+}
