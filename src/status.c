@@ -1,6 +1,6 @@
 /*
- * Status codes, their names and messages (one X-macro list in wgsync.h), and the per-thread
- * last-error detail.
+ * Backend-neutral basics: status codes, their names and messages (one X-macro list in
+ * wgsync.h), the per-thread last-error detail, and configuration defaults.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,4 +56,14 @@ void wgs__fail_append(const char *text)
   snprintf(errbuf + used, sizeof errbuf - used, "%s", text);
   if (strlen(text) >= sizeof errbuf - used) /* truncated: say so at the end */
     memcpy(errbuf + sizeof errbuf - 32, "\n... (log truncated)\n", 22);
+}
+
+void wgs_launch_config_init(wgs_launch_config *cfg)
+{
+  if (!cfg)
+    return;
+  memset(cfg, 0, sizeof *cfg);
+  cfg->lock = WGS_LOCK_TICKET;
+  cfg->discovery = WGS_DISCOVERY_PROTOCOL;
+  cfg->close_wait_us = -1;
 }

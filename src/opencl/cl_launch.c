@@ -49,16 +49,6 @@ void wgs_state_release(wgs_state_t *st)
 
 cl_mem wgs_state_opencl(const wgs_state_t *st) { return st ? st->mem : NULL; }
 
-void wgs_launch_config_init(wgs_launch_config *cfg)
-{
-  if (!cfg)
-    return;
-  memset(cfg, 0, sizeof *cfg);
-  cfg->lock = WGS_LOCK_TICKET;
-  cfg->discovery = WGS_DISCOVERY_PROTOCOL;
-  cfg->close_wait_us = -1;
-}
-
 uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size)
 {
   if (!dev)
