@@ -34,7 +34,7 @@ static void usage(FILE *f)
       "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
       "bound:    --limit N (largest group count probed)\n"
       "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n"
-      "          --barrier xf|counter (default: counter)   --split (CUDA: arrive/wait)\n",
+      "          --barrier xf|counter (default: counter)   --split (arrive; work; wait)\n",
       f);
 }
 

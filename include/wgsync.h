@@ -257,7 +257,7 @@ typedef struct {
   double timeout_ms;
   int unchecked;      /* 1: run the unchecked (production) build of the barrier */
   wgs_barrier barrier;
-  int split;          /* CUDA: use the split grid barrier (arrive; other work; wait) */
+  int split;          /* use the split grid barrier (arrive; other work; wait) */
 } wgs_selftest_config;
 
 typedef struct {

@@ -209,7 +209,7 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
     local = cfg->local_size ? local : dev->info.max_work_group_size;
   uint32_t groups = cfg->groups ? cfg->groups : wgs_default_groups(dev, local);
   uint32_t rounds = cfg->rounds ? cfg->rounds : 1000;
-  uint32_t rep[8] = {0};
+  uint32_t rep[16] = {0}, split = cfg->split ? 1u : 0u;
   int rc = wgs__tools_program(dev, !cfg->unchecked, &prog);
   if (rc == WGS_OK) rc = wgs_kernel_create(prog, "wgs_mp", &k);
   if (rc == WGS_OK) rc = wgs_state_create(dev, groups, &st);
@@ -219,6 +219,7 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 1, data);
   if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds);
   if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 3, report);
+  if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 4, sizeof split, &split);
   if (rc == WGS_OK) {
     wgs_launch_config lc;
     wgs_launch_config_init(&lc);

@@ -249,6 +249,85 @@ static int case_mp(size_t local, uint32_t rounds, int unchecked)
   return 0;
 }
 
+/* The split grid barrier: message passing, a counting litmus mixed with full barriers of both
+ * kinds, and misuse reported by checked builds. */
+static int case_split(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+    wgs_selftest_config c;
+    memset(&c, 0, sizeof c);
+    c.local_size = LOCAL;
+    c.rounds = 300;
+    c.close_wait_us = -1;
+    c.timeout_ms = 4000;
+    c.barrier = (wgs_barrier)b;
+    c.split = 1;
+    wgs_selftest_result r;
+    CHECK_OK(wgs_barrier_selftest(dev, &c, &r));
+    printf("split, barrier kind %d: %u groups, %u rounds, %u stale reads\n", b,
+           r.launch.participants, r.rounds, r.mismatches);
+    CHECK_EQ(r.mismatches, 0);
+  }
+  char *src = read_text("split.cl");
+  wgs_program_t *prog;
+  CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
+  free(src);
+  uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 200;
+  wgs_state_t *st;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  wgs_buffer_t *cnt, *bad;
+  CHECK_OK(wgs_buffer_create(dev, 4, &cnt));
+  CHECK_OK(wgs_buffer_create(dev, 16, &bad));
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+    uint32_t zero[4] = {0, 0, 0, 0}, got[4];
+    CHECK_OK(wgs_buffer_write(cnt, 0, 4, zero));
+    CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
+    wgs_kernel_t *k;
+    CHECK_OK(wgs_kernel_create(prog, "mixed", &k));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, cnt));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 2, bad));
+    CHECK_OK(wgs_kernel_set_arg(k, 3, sizeof rounds, &rounds));
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.groups = groups;
+    cfg.barrier = (wgs_barrier)b;
+    cfg.timeout_ms = 4000;
+    wgs_launch_result res;
+    CHECK_OK(wgs_launch(st, k, &cfg, &res));
+    CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
+    printf("mixed full/split, kind %d: %u groups, %u violations (first: round %u saw %u)\n", b,
+           res.participants, got[0], got[1], got[2]);
+    CHECK_EQ(got[0], 0);
+    CHECK_OK(wgs_buffer_read(cnt, 0, 4, got));
+    CHECK_EQ(got[0], res.participants * rounds);
+    wgs_kernel_release(k);
+  }
+  const char *misuse[] = {"wait_first", "arrive_twice"};
+  for (int i = 0; i < 2; i++) {
+    wgs_kernel_t *k;
+    CHECK_OK(wgs_kernel_create(prog, misuse[i], &k));
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.groups = groups;
+    cfg.timeout_ms = 500;
+    int rc = wgs_launch(st, k, &cfg, NULL);
+    printf("%s: %s: %s\n", misuse[i], wgs_status_name(rc), wgs_last_error());
+    CHECK_EQ(rc, WGS_EDEADLOCK);
+    CHECK(strstr(wgs_last_error(), "split grid barrier misused") != NULL);
+    wgs_kernel_release(k);
+  }
+  wgs_buffer_release(cnt);
+  wgs_buffer_release(bad);
+  wgs_state_release(st);
+  wgs_program_release(prog);
+  wgs_device_close(dev);
+  return 0;
+}
+
 /* An unsafe barrier over more groups than can be occupant is reported, not hung. */
 static int case_deadlock(void)
 {
@@ -436,6 +515,8 @@ int main(int argc, char **argv)
     return case_deadlock();
   if (!strcmp(c, "bad_input"))
     return case_bad_input();
+  if (!strcmp(c, "split"))
+    return case_split();
   fprintf(stderr, "unknown case '%s'\n", c);
   return 2;
 }

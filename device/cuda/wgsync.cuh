@@ -120,6 +120,8 @@ struct wgs_env {
   unsigned max_groups, group_id, num_groups, local_id, local_size, instance, participating;
   unsigned barrier_kind;
   unsigned split_state; /* 0 idle, 1 arrived (checked builds use it to report misuse) */
+  unsigned counted;     /* counter-based instances passed (full or split): the arrival target.
+                           XF barriers do not add to the count, so mixing them is safe */
 };
 
 WGS_DEV unsigned wgs_get_group_id(const wgs_env *e) { return e->group_id; }
@@ -260,6 +262,7 @@ WGS_DEV int wgs_discover(unsigned *state, wgs_env *env)
   env->instance = 0u;
   env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
   env->split_state = 0u;
+  env->counted = 0u;
   if (mode != WGS_MODE_DISCOVER) {
     env->group_id = group;
     env->num_groups = gridDim.x;
@@ -379,14 +382,14 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
 WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
 {
   wgs__mark_arrival(env);
-  unsigned target = env->num_groups * (env->instance + 1u);
+  unsigned target = env->num_groups * (env->counted + 1u);
   if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == target - 1u)
-    wgs__st_rel(&env->s[WGS_W_GEN], env->instance + 1u);
-  return env->instance + 1u;
+    wgs__st_rel(&env->s[WGS_W_GEN], env->counted + 1u);
+  return env->counted + 1u;
 }
 WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
 {
-  unsigned want = env->instance + 1u;
+  unsigned want = env->counted + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
   while ((int)(wgs__ld_acq(&env->s[WGS_W_GEN]) - want) < 0) {
@@ -412,6 +415,7 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
       wgs__count_wait(env, site);
     }
     __syncthreads(); /* the representative's acquire, carried to the block */
+    env->counted++;
   }
   env->instance++;
 }
@@ -454,6 +458,7 @@ WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
     wgs__count_wait(env, site);
   __syncthreads();
   env->split_state = 0u;
+  env->counted++;
   env->instance++;
 }
 #define wgs_grid_arrive(env) wgs__grid_arrive((env), (unsigned)__LINE__)

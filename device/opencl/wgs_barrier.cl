@@ -22,11 +22,11 @@
  * writes 1 again only after reading that 0, so instance k+1 can never see instance k's value.
  */
 
-WGS_FN void wgs__report_grid(const wgs_env *env, uint site)
+WGS_FN void wgs__report_code(const wgs_env *env, uint site, uint code)
 {
   wgs_word_ptr s = env->s;
   wgs_word_ptr err = s + WGS_W_ERROR;
-  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_GRID_BARRIER) != 0u)
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) != 0u)
     return; /* somebody reported first */
   wgs_word_ptr epoch = s + WGS_OFF_EPOCH(env->max_groups);
   uint want = env->instance + 1u, arrived = 0u, missing = 0u;
@@ -46,6 +46,7 @@ WGS_FN void wgs__report_grid(const wgs_env *env, uint site)
   wgs__st_rlx(&err[WGS_ERR_REPORTER], env->group_id);
   wgs__st_rlx(&err[WGS_ERR_MISSING_N], missing);
 }
+#define wgs__report_grid(env, site) wgs__report_code((env), (site), WGS_DEV_ERR_GRID_BARRIER)
 
 /* Spin until *p != v (want_change) or *p == v; acquire on the exit read. */
 WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site)
@@ -74,14 +75,14 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
  */
 WGS_FN void wgs__counter_arrive(wgs_env *env)
 {
-  uint want = env->instance + 1u;
+  uint want = env->counted + 1u;
   if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
     wgs__st_rel(&env->s[WGS_W_GEN], want);
 }
 WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
 {
   wgs_word_ptr s = env->s;
-  uint want = env->instance + 1u;
+  uint want = env->counted + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
   while ((int)(wgs__ld_acq(&s[WGS_W_GEN]) - want) < 0) {
@@ -134,8 +135,55 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
     wgs__wait_flag(env, &flag[id], 1u, site); /* Fig. 2(b) line 4: wait for release */
   }
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B3 = Fig. 2(b) line 6 */
+  env->counted += xf ? 0u : 1u;
   env->instance++;
 }
+
+/*
+ * Split grid barrier (device scope; the idea of seed 000 applied to the grid): arrive releases
+ * everything this group wrote before it (work-group barrier, then the representative's acq_rel
+ * add); wait returns once every participating group has arrived at the same instance, and
+ * acquires (the poll's acquire load, then a work-group barrier). Work between them overlaps the
+ * barrier. It is the counter barrier cut in two, so reuse has no reset race, and it may be mixed
+ * with full barriers of either kind (XF barriers do not count). Every group must alternate
+ * arrive, wait, arrive, ...; checked builds report a wait without an arrive and a second arrive.
+ * Each half holds one work-group barrier outside any condition.
+ */
+WGS_FN void wgs__split_misuse(wgs_env *env, uint site)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->local_id == 0u) {
+    wgs__report_code(env, site, WGS_DEV_ERR_SPLIT);
+    wgs__abort_done(env->s);
+  }
+#endif
+}
+WGS_FN void wgs__grid_arrive(wgs_env *env, uint site)
+{
+  if (env->split_state != 0u)
+    wgs__split_misuse(env, site); /* arrived twice without a wait */
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  if (env->local_id == 0u) {
+#if defined(WGS_CHECKED) && WGS_CHECKED
+    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
+#endif
+    wgs__counter_arrive(env);
+  }
+  env->split_state = 1u;
+}
+WGS_FN void wgs__grid_wait(wgs_env *env, uint site)
+{
+  if (env->split_state != 1u)
+    wgs__split_misuse(env, site); /* waited without arriving */
+  else if (env->local_id == 0u)
+    wgs__counter_wait(env, site);
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
+  env->split_state = 0u;
+  env->counted++;
+  env->instance++;
+}
+#define wgs_grid_arrive(env) wgs__grid_arrive((env), (uint)__LINE__)
+#define wgs_grid_wait(env) wgs__grid_wait((env), (uint)__LINE__)
 
 /* Grid barrier among the participating groups of env; every work-item of every participating
  * group must call it the same number of times (seed 003 §4.3). */

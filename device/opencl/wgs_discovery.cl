@@ -24,6 +24,8 @@ typedef struct {
   uint local_size;    /* get_local_size(0) */
   uint instance;      /* grid barriers this group has passed (checked builds name them) */
   uint barrier_kind;  /* WGS_BARRIER_KIND_*, from the host */
+  uint counted;       /* counter-based instances passed (full or split): the arrival target */
+  uint split_state;   /* 0 idle, 1 arrived: checked builds report misuse of the split barrier */
   uint participating; /* 1 when this group takes part */
 } wgs_env;
 
@@ -232,6 +234,8 @@ WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
   env->local_size = (uint)get_local_size(0);
   env->instance = 0u;
   env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
+  env->counted = 0u;
+  env->split_state = 0u;
 
   if (mode != WGS_MODE_DISCOVER) {
     env->group_id = group;

@@ -339,6 +339,11 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
   }
 
   const uint32_t *e = back + WGS_W_ERROR;
+  if (e[WGS_ERR_CODE] == WGS_DEV_ERR_SPLIT)
+    return wgs__fail(WGS_EDEADLOCK, "kernel '%s': split grid barrier misused at user line %u "
+                                    "(instance %u) by group %u: a wait without an arrive, or two "
+                                    "arrives without a wait", kname, e[WGS_ERR_SITE],
+                     e[WGS_ERR_INSTANCE], e[WGS_ERR_REPORTER]);
   if (e[WGS_ERR_CODE] == WGS_DEV_ERR_GRID_BARRIER) {
     res->err_site = e[WGS_ERR_SITE];
     res->err_instance = e[WGS_ERR_INSTANCE];

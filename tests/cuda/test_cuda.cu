@@ -51,6 +51,32 @@ __global__ void wait_first(unsigned *wgs)
     wgs_grid_wait(&e);
 }
 
+/* Counting litmus with full and split barriers mixed (as tests/kernels/split.cl). */
+__global__ void mixed(unsigned *wgs, unsigned *cnt, unsigned *bad, unsigned rounds)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    unsigned n = wgs_get_num_groups(&e);
+    for (unsigned r = 0; r < rounds; ++r) {
+      if (e.local_id == 0u)
+        atomicAdd(cnt, 1u);
+      if (r % 3u == 0u) {
+        wgs_grid_barrier(&e);
+      } else {
+        wgs_grid_arrive(&e);
+        wgs_grid_wait(&e);
+      }
+      if (e.local_id == 0u) {
+        unsigned seen = atomicAdd(cnt, 0u);
+        if ((seen < n * (r + 1u) || seen > n * (r + 2u) - 1u) && atomicAdd(&bad[0], 1u) == 0u) {
+          bad[1] = r;
+          bad[2] = seen;
+        }
+      }
+    }
+  }
+}
+
 #define LOCAL 128
 
 static void run_props(wgs_lock lock, wgs_barrier barrier)
@@ -165,6 +191,36 @@ static int case_mp(int split, int unchecked)
   return 0;
 }
 
+static int case_mixed(void)
+{
+  uint32_t groups = wgs_cuda_default_groups(0, LOCAL);
+  unsigned rounds = 2000, *cnt, *bad, got[4];
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, groups, &st));
+  CHECK(cudaMalloc(&cnt, 4) == cudaSuccess && cudaMalloc(&bad, 16) == cudaSuccess);
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+    cudaMemset(cnt, 0, 4);
+    cudaMemset(bad, 0, 16);
+    void *args[4] = {NULL, &cnt, &bad, &rounds};
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.barrier = (wgs_barrier)b;
+    cfg.lock = WGS_LOCK_FREE;
+    cfg.timeout_ms = 2000;
+    wgs_launch_result res;
+    CHECK_OK(wgs_cuda_launch(st, (const void *)mixed, args, 4, 0, 0, &cfg, &res));
+    cudaMemcpy(got, bad, 16, cudaMemcpyDeviceToHost);
+    printf("mixed, kind %d: %u groups, %u violations\n", b, res.participants, got[0]);
+    CHECK_EQ(got[0], 0);
+    cudaMemcpy(got, cnt, 4, cudaMemcpyDeviceToHost);
+    CHECK_EQ(got[0], res.participants * rounds);
+  }
+  cudaFree(cnt), cudaFree(bad);
+  wgs_cuda_state_release(st);
+  return 0;
+}
+
 static int case_deadlock(void)
 {
   for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
@@ -248,6 +304,7 @@ int main(int argc, char **argv)
   if (!strcmp(c, "mp")) return case_mp(0, 0);
   if (!strcmp(c, "mp_unchecked")) return case_mp(0, 1);
   if (!strcmp(c, "split")) return case_mp(1, 0);
+  if (!strcmp(c, "mixed")) return case_mixed();
   if (!strcmp(c, "deadlock")) return case_deadlock();
   if (!strcmp(c, "bad_input")) return case_bad_input();
   fprintf(stderr, "unknown case %s\n", c);

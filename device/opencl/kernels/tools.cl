@@ -42,17 +42,25 @@ static inline uint wgs__mp_value(uint round, uint gid, uint w)
 }
 
 __kernel void wgs_mp(__global uint *wgs, __global uint *data, uint rounds,
-                     __global volatile uint *report)
+                     __global volatile uint *report, uint split)
 {
   wgs_env env;
   if (wgs_discover(wgs, &env)) {
     uint n = wgs_get_num_groups(&env), L = env.local_size;
     uint gid = (uint)wgs_get_global_id(&env), gsize = (uint)wgs_get_global_size(&env);
+    uint own = 0u;
     for (uint r = 0u; r < rounds; ++r) {
       __global uint *buf = data + (size_t)(r & 1u) * gsize * WGS_MP_WORDS;
       for (uint w = 0u; w < WGS_MP_WORDS; ++w)
         buf[(size_t)gid * WGS_MP_WORDS + w] = wgs__mp_value(r, gid, w);
-      wgs_grid_barrier(&env);
+      if (split) {
+        wgs_grid_arrive(&env);
+        for (uint w = 0u; w < WGS_MP_WORDS; ++w) /* work that needs no other group's data */
+          own += buf[(size_t)gid * WGS_MP_WORDS + w];
+        wgs_grid_wait(&env);
+      } else {
+        wgs_grid_barrier(&env);
+      }
       uint other = n > 1u ? (env.group_id + 1u + r % (n - 1u)) % n : 0u;
       uint src = other * L + (env.local_id + r) % L;
       for (uint w = 0u; w < WGS_MP_WORDS; ++w) {
@@ -69,6 +77,8 @@ __kernel void wgs_mp(__global uint *wgs, __global uint *data, uint rounds,
     }
     if (env.local_id == 0u)
       atomic_inc(&report[7]); /* groups that finished every round */
+    if (own == 0xFFFFFFFFu)
+      report[8] = own; /* keeps the overlapped work live */
   }
 }
 
