@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "wgsync.h"
+#include "wgsync_opencl.h"
 
 #define LOCAL 64
 #define TIMEOUT_MS 400.0
@@ -245,6 +246,53 @@ static int case_mp(size_t local, uint32_t rounds, int unchecked)
     CHECK_EQ(r.groups_done, r.launch.participants);
     CHECK(r.launch.participants >= 1);
   }
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* The work-group split barrier (seed 000): kernels written against the extension's built-ins,
+ * built with the device library in front (native built-ins where the device has them, the
+ * polyfill elsewhere), launched with plain OpenCL. */
+static int case_wg_split(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  printf("split barrier: %s\n", in.has_split_barrier ? "native (extension reported)" : "wgsync polyfill");
+  char *src = read_text("wg_split.cl");
+  wgs_program_t *prog;
+  CHECK_OK(wgs_program_build(dev, src, "-D WG_SIZE=64", 0, &prog));
+  free(src);
+  const size_t groups = 8, local = 64, global = groups * local;
+  wgs_buffer_t *bad, *data;
+  CHECK_OK(wgs_buffer_create(dev, 16, &bad));
+  CHECK_OK(wgs_buffer_create(dev, global * 4, &data));
+  const char *names[] = {"visibility", "global_flags", "scoped"};
+  uint32_t rounds = 500;
+  cl_command_queue q = wgs_device_opencl_queue(dev);
+  for (int i = 0; i < 3; i++) {
+    wgs_kernel_t *k;
+    int rc = wgs_kernel_create(prog, names[i], &k);
+    if (rc == WGS_ENOKERNEL && i == 2) { /* OpenCL C 1.2: no memory_scope overloads */
+      printf("%s: not built (OpenCL C 1.2 has no memory_scope)\n", names[i]);
+      continue;
+    }
+    CHECK_OK(rc);
+    uint32_t zero[4] = {0, 0, 0, 0}, got[4];
+    CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 0, bad));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, data));
+    CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
+    cl_int e = clEnqueueNDRangeKernel(q, wgs_kernel_opencl(k), 1, NULL, &global, &local, 0, NULL, NULL);
+    CHECK_EQ(e, CL_SUCCESS);
+    CHECK_EQ(clFinish(q), CL_SUCCESS);
+    CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
+    printf("%s: %u rounds x %zu groups, %u wrong reads\n", names[i], rounds, groups, got[0]);
+    CHECK_EQ(got[0], 0);
+    wgs_kernel_release(k);
+  }
+  wgs_buffer_release(bad);
+  wgs_buffer_release(data);
+  wgs_program_release(prog);
   wgs_device_close(dev);
   return 0;
 }
@@ -517,6 +565,8 @@ int main(int argc, char **argv)
     return case_bad_input();
   if (!strcmp(c, "split"))
     return case_split();
+  if (!strcmp(c, "wg_split"))
+    return case_wg_split();
   fprintf(stderr, "unknown case '%s'\n", c);
   return 2;
 }

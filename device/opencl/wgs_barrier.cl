@@ -3,7 +3,7 @@
  * of seed 003 §2.2 (Fig. 2) made correct as in §4.2.
  *
  * Group 0 is the master; its work-items share the slaves between them (work-item l manages
- * slaves l+1, l+1+L, ...), so any number of groups works with any work-group size.
+ * slaves l+1, l+1+lsize, ...), so any number of groups works with any work-group size.
  *
  * Ordering (the four cases of §4.4):
  *  - slave -> master: the slave's work-group barrier (global fence) orders all its work-items'
@@ -108,7 +108,7 @@ WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
 WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
 {
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
-  uint n = env->num_groups, id = env->group_id, lid = env->local_id, L = env->local_size;
+  uint n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
   uint xf = env->barrier_kind == WGS_BARRIER_KIND_XF;
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B1 = Fig. 2(b) line 1 */
 #if defined(WGS_CHECKED) && WGS_CHECKED
@@ -119,7 +119,7 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
     if (lid == 0u)
       wgs__counter_arrive(env);
   } else if (id == 0u) {
-    for (uint g = lid + 1u; g < n; g += L) /* Fig. 2(a) line 2: wait for slave g */
+    for (uint g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
       wgs__wait_flag(env, &flag[g], 0u, site);
   } else if (lid == 0u) {
     wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
@@ -129,7 +129,7 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
     if (lid == 0u)
       wgs__counter_wait(env, site);
   } else if (id == 0u) {
-    for (uint g = lid + 1u; g < n; g += L) /* Fig. 2(a) line 8: release slave g */
+    for (uint g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
       wgs__st_rel(&flag[g], 0u);
   } else if (lid == 0u) {
     wgs__wait_flag(env, &flag[id], 1u, site); /* Fig. 2(b) line 4: wait for release */

@@ -46,7 +46,7 @@ __kernel void wgs_mp(__global uint *wgs, __global uint *data, uint rounds,
 {
   wgs_env env;
   if (wgs_discover(wgs, &env)) {
-    uint n = wgs_get_num_groups(&env), L = env.local_size;
+    uint n = wgs_get_num_groups(&env), lsize = env.local_size;
     uint gid = (uint)wgs_get_global_id(&env), gsize = (uint)wgs_get_global_size(&env);
     uint own = 0u;
     for (uint r = 0u; r < rounds; ++r) {
@@ -62,7 +62,7 @@ __kernel void wgs_mp(__global uint *wgs, __global uint *data, uint rounds,
         wgs_grid_barrier(&env);
       }
       uint other = n > 1u ? (env.group_id + 1u + r % (n - 1u)) % n : 0u;
-      uint src = other * L + (env.local_id + r) % L;
+      uint src = other * lsize + (env.local_id + r) % lsize;
       for (uint w = 0u; w < WGS_MP_WORDS; ++w) {
         uint got = buf[(size_t)src * WGS_MP_WORDS + w], want = wgs__mp_value(r, src, w);
         if (got != want && atomic_inc(&report[0]) == 0u) {
