@@ -20,18 +20,21 @@
  */
 #if !defined(cl_intel_split_work_group_barrier)
 #if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 200
+/* Both overloads, told apart by argument count. */
 #define WGS__WG_ARRIVE_1(flags) atomic_work_item_fence((flags), memory_order_release, memory_scope_work_group)
 #define WGS__WG_ARRIVE_2(flags, scope) atomic_work_item_fence((flags), memory_order_release, (scope))
 #define WGS__WG_WAIT_1(flags) work_group_barrier((flags))
 #define WGS__WG_WAIT_2(flags, scope) work_group_barrier((flags), (scope))
-#else
-#define WGS__WG_ARRIVE_1(flags) mem_fence((flags))
-#define WGS__WG_WAIT_1(flags) barrier((flags))
-#endif
 #define WGS__PICK2(_1, _2, NAME, ...) NAME
 #define intel_work_group_barrier_arrive(...) \
   WGS__PICK2(__VA_ARGS__, WGS__WG_ARRIVE_2, WGS__WG_ARRIVE_1, _)(__VA_ARGS__)
 #define intel_work_group_barrier_wait(...) \
   WGS__PICK2(__VA_ARGS__, WGS__WG_WAIT_2, WGS__WG_WAIT_1, _)(__VA_ARGS__)
+#else
+/* OpenCL C 1.x has only the one-argument forms. Plain macros: NVIDIA's OpenCL compiler refused
+ * every program (with an empty log) when the variadic dispatch above was used there. */
+#define intel_work_group_barrier_arrive(flags) mem_fence((flags))
+#define intel_work_group_barrier_wait(flags) barrier((flags))
+#endif
 #define WGS_SPLIT_WG_POLYFILL 1
 #endif
