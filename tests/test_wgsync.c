@@ -14,7 +14,10 @@
 #include "wgsync.h"
 #include "wgsync_opencl.h"
 
-#define LOCAL 64
+/* Work-group size of the cases: 64, or 16 under PoCL's workitemrepl, which copies the kernel
+ * once per work-item (at 64 a first compile took 50-110 s on a machine with a cold kernel
+ * cache; see main). */
+static size_t LOCAL = 64;
 #define TIMEOUT_MS 400.0
 
 static char *read_text(const char *name)
@@ -260,9 +263,11 @@ static int case_wg_split(void)
   printf("split barrier: %s\n", in.has_split_barrier ? "native (extension reported)" : "wgsync polyfill");
   char *src = read_text("wg_split.cl");
   wgs_program_t *prog;
-  CHECK_OK(wgs_program_build(dev, src, "-D WG_SIZE=64", 0, &prog));
+  char opts[64];
+  snprintf(opts, sizeof opts, "-D WG_SIZE=%zu", LOCAL);
+  CHECK_OK(wgs_program_build(dev, src, opts, 0, &prog));
   free(src);
-  const size_t groups = 8, local = 64, global = groups * local;
+  const size_t groups = 8, local = LOCAL, global = groups * local;
   wgs_buffer_t *bad, *data;
   CHECK_OK(wgs_buffer_create(dev, 16, &bad));
   CHECK_OK(wgs_buffer_create(dev, global * 4, &data));
@@ -547,18 +552,17 @@ int main(int argc, char **argv)
   }
   const char *c = argv[1];
   setvbuf(stdout, NULL, _IONBF, 0);
+  const char *method = getenv("POCL_WORK_GROUP_METHOD");
+  if (method && !strcmp(method, "workitemrepl"))
+    LOCAL = 16;
   if (!strcmp(c, "props"))
     return case_props();
   if (!strcmp(c, "overprovision"))
     return case_overprovision();
   if (!strcmp(c, "recall"))
     return case_recall();
-  if (!strcmp(c, "mp")) {
-    /* PoCL's workitemrepl copies the kernel once per work-item: at 64 the self-test kernel took
-     * 108 s to compile on a fresh machine; 16 keeps the test well inside its timeout. */
-    const char *m = getenv("POCL_WORK_GROUP_METHOD");
-    return case_mp(m && !strcmp(m, "workitemrepl") ? 16 : LOCAL, 500, 0);
-  }
+  if (!strcmp(c, "mp"))
+    return case_mp(LOCAL, 500, 0);
   if (!strcmp(c, "mp_wide"))
     return case_mp(256, 200, 0);
   if (!strcmp(c, "mp_unchecked"))
