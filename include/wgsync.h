@@ -88,8 +88,6 @@ typedef struct {
   int has_scope_device;      /* __opencl_c_atomic_scope_device (or OpenCL C 2.x) */
   int has_split_barrier;     /* cl_intel_split_work_group_barrier */
   int has_timer;             /* device-side clock: protocol times measured on device */
-  unsigned occupancy_hint;   /* upper estimate of groups that can be occupant, per group of
-                                256 work-items; used only to size over-provisioned launches */
 } wgs_device_info;
 
 /* Which device to open. Zero-initialise, then set what you need; see wgs_device_open. */

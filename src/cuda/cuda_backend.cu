@@ -102,7 +102,6 @@ extern "C" int wgs_cuda_device_info(int device, wgs_device_info *out)
   out->atomics = WGS_ATOMICS_PTX;
   out->has_acq_rel = out->has_scope_device = 1;
   out->has_timer = 1;
-  out->occupancy_hint = (unsigned)p.multiProcessorCount * 8u;
   out->backend = WGS_BACKEND_CUDA;
   return WGS_OK;
 }

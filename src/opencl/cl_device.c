@@ -163,8 +163,6 @@ static int describe(cl_platform_id plat, cl_device_id d, int pi, int di, wgs_dev
   }
   info->has_timer = info->atomics == WGS_ATOMICS_PTX;
 
-  /* Upper estimate of groups of 256 that can be resident; only sizes over-provisioned launches. */
-  info->occupancy_hint = info->is_gpu ? cu * 8u : cu;
   return WGS_OK;
 }
 
