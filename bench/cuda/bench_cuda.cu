@@ -12,6 +12,7 @@
  */
 #include <algorithm>
 #include <cooperative_groups.h>
+#include <cuda/barrier>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,74 @@ __global__ void pingpong(unsigned *flag, unsigned iters)
   }
 }
 __global__ void empty_kernel(unsigned *p) {}
+
+/* Dependent arithmetic the compiler cannot remove: about `n` FMA latencies. */
+static __device__ __forceinline__ float busy(float x, unsigned n)
+{
+  for (unsigned i = 0; i < n; i++)
+    x = fmaf(x, 0.999f, 0.001f);
+  return x;
+}
+
+/* Grid overlap: per round, work W that needs no other group's data, either after a full grid
+ * barrier or between a split arrive and wait. mode 0: barrier then W; 1: arrive, W, wait;
+ * 2: W only (no barrier). */
+__global__ void grid_overlap(unsigned *wgs, unsigned rounds, unsigned work, unsigned mode, float *sink)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    float x = threadIdx.x;
+    for (unsigned r = 0; r < rounds; r++) {
+      if (mode == 0) {
+        wgs_grid_barrier(&e);
+        x = busy(x, work);
+      } else if (mode == 1) {
+        wgs_grid_arrive(&e);
+        x = busy(x, work);
+        wgs_grid_wait(&e);
+      } else {
+        x = busy(x, work);
+      }
+    }
+    if (x == 12345.f)
+      sink[0] = x;
+  }
+}
+
+/* Work-group imbalance (seed 000's use case): per round, warps alternate heavy (3W) and light
+ * (W) work before the barrier and the opposite after it. Plain: __syncthreads between the two
+ * halves (time ~ 3W + 3W). Split: cuda::barrier arrive, the second half, wait (time ~ W + 3W):
+ * an ideal 1.5x. Shared-memory reads after the barrier check the data. */
+template <bool SPLIT>
+__global__ void wg_imbalance(unsigned rounds, unsigned work, float *sink, unsigned *bad)
+{
+  __shared__ float buf[1024];
+#pragma nv_diag_suppress static_var_with_dynamic_init /* initialised by init() below, as documented */
+  __shared__ cuda::barrier<cuda::thread_scope_block> bar;
+  if (threadIdx.x == 0)
+    init(&bar, blockDim.x);
+  __syncthreads();
+  unsigned warp = threadIdx.x / 32, heavy = warp & 1;
+  float x = threadIdx.x;
+  for (unsigned r = 0; r < rounds; r++) {
+    x = busy(x, heavy ? 3 * work : work);
+    buf[threadIdx.x] = r + threadIdx.x;
+    if (SPLIT) {
+      auto token = bar.arrive();
+      x = busy(x, heavy ? work : 3 * work); /* independent of the other threads' data */
+      bar.wait(std::move(token));
+    } else {
+      __syncthreads();
+      x = busy(x, heavy ? work : 3 * work);
+    }
+    unsigned nb = (threadIdx.x + 33) % blockDim.x;
+    if (buf[nb] != (float)(r + nb))
+      atomicAdd(bad, 1u);
+    __syncthreads(); /* the next round rewrites buf */
+  }
+  if (x == 12345.f)
+    sink[0] = x;
+}
 __global__ void tiny_step(unsigned *p) { if (threadIdx.x == 0 && blockIdx.x == 0) p[0]++; }
 
 struct stat3 { double med, lo, hi; };
@@ -221,7 +290,90 @@ int main(int argc, char **argv)
     wgs_cuda_state_release(st);
   }
 
+  /* 3. what the split buys */
   char path[1024];
+  snprintf(path, sizeof path, "%s/split.csv", out);
+  FILE *sf = fopen(path, "w");
+  fprintf(sf, "what,groups,threads,work,plain_us,split_us,speedup,ideal_speedup,note\n");
+  printf("\n%-34s %6s %6s %6s %10s %10s %8s %8s\n", "split barrier", "groups", "thr", "work",
+         "plain_us", "split_us", "speedup", "ideal");
+  {
+    const unsigned G = 1056, T = 256, rounds = 2000;
+    wgs_cuda_state_t *st;
+    wgs_cuda_state_create(0, G, &st);
+    float *fs;
+    CK(cudaMalloc(&fs, 16));
+    for (unsigned work : {64u, 256u, 1024u}) {
+      double t[3];
+      for (unsigned mode = 0; mode < 3; mode++) {
+        std::vector<double> v;
+        for (unsigned r = 0; r <= R; r++) {
+          void *args[5] = {NULL, (void *)&rounds, (void *)&work, (void *)&mode, (void *)&fs};
+          wgs_launch_config c;
+          wgs_launch_config_init(&c);
+          c.local_size = T;
+          c.groups = G;
+          c.discovery = WGS_DISCOVERY_FIXED;
+          wgs_launch_result res;
+          if (wgs_cuda_launch(st, (const void *)grid_overlap, args, 5, 0, 0, &c, &res) != WGS_OK) {
+            printf("grid_overlap: %s\n", wgs_last_error());
+            return 1;
+          }
+          if (r)
+            v.push_back(res.kernel_us / rounds);
+        }
+        t[mode] = stats(v).med;
+      }
+      double barrier_us = t[0] - t[2] > 0 ? t[0] - t[2] : 0, ideal = t[0] / std::max(barrier_us, t[2]);
+      fprintf(sf, "grid counter barrier: work between arrive and wait,%u,%u,%u,%.4f,%.4f,%.3f,%.3f,work alone %.4f us\n",
+              G, T, work, t[0], t[1], t[0] / t[1], ideal, t[2]);
+      printf("%-34s %6u %6u %6u %10.3f %10.3f %8.3f %8.3f\n", "grid: arrive, work, wait", G, T, work,
+             t[0], t[1], t[0] / t[1], ideal);
+    }
+    cudaFree(fs);
+    wgs_cuda_state_release(st);
+  }
+  {
+    const unsigned rounds = 2000, G = 132, T = 256;
+    float *fs;
+    unsigned *bad, nbad = 0;
+    CK(cudaMalloc(&fs, 16));
+    CK(cudaMalloc(&bad, 4));
+    CK(cudaMemset(bad, 0, 4));
+    for (unsigned work : {16u, 64u, 256u}) {
+      double t[2];
+      for (int split = 0; split < 2; split++) {
+        std::vector<double> v;
+        for (unsigned r = 0; r <= R; r++) {
+          cudaEvent_t a, b;
+          cudaEventCreate(&a), cudaEventCreate(&b);
+          cudaEventRecord(a);
+          if (split)
+            wg_imbalance<true><<<G, T>>>(rounds, work, fs, bad);
+          else
+            wg_imbalance<false><<<G, T>>>(rounds, work, fs, bad);
+          cudaEventRecord(b);
+          CK(cudaEventSynchronize(b));
+          float ms;
+          cudaEventElapsedTime(&ms, a, b);
+          if (r)
+            v.push_back(ms * 1e3 / rounds);
+        }
+        t[split] = stats(v).med;
+      }
+      fprintf(sf, "work-group imbalance: cuda::barrier (mbarrier) vs __syncthreads,%u,%u,%u,%.4f,%.4f,%.3f,1.500,warps alternate 3W/W before and W/3W after\n",
+              G, T, work, t[0], t[1], t[0] / t[1]);
+      printf("%-34s %6u %6u %6u %10.3f %10.3f %8.3f %8.3f\n", "block: mbarrier vs __syncthreads", G, T,
+             work, t[0], t[1], t[0] / t[1], 1.5);
+    }
+    CK(cudaMemcpy(&nbad, bad, 4, cudaMemcpyDeviceToHost));
+    printf("work-group imbalance check: %u wrong shared-memory reads\n", nbad);
+    fprintf(sf, "# wrong shared-memory reads in the imbalance kernels: %u\n", nbad);
+    cudaFree(fs);
+    cudaFree(bad);
+  }
+  fclose(sf);
+
   snprintf(path, sizeof path, "%s/latency.csv", out);
   FILE *f = fopen(path, "w");
   fprintf(f, "what,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat,note\n");
@@ -291,7 +443,7 @@ int main(int argc, char **argv)
   f = fopen(path, "w");
   fprintf(f, "{\"tool\": \"wgsync-bench-cuda\", \"date\": \"%s\", \"device\": \"%s\", \"arch\": \"%s\", "
              "\"sms\": %u, \"driver\": \"%s\", \"barriers_per_repeat\": %u, \"repeats\": %u, "
-             "\"files\": [\"latency.csv\", \"discovery.csv\"]}\n",
+             "\"files\": [\"latency.csv\", \"discovery.csv\", \"split.csv\"]}\n",
           date, in.name, in.device_version, in.compute_units, in.driver_version, K, R);
   fclose(f);
   return 0;
