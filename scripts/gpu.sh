@@ -33,25 +33,29 @@ $W kernels -q
 WGSYNC_TOOLS_OPTIONS="-cl-nv-verbose" $W kernels | grep -E "max work-group|ptxas|registers|build" | head -30
 WGSYNC_TOOLS_OPTIONS="-cl-nv-maxrregcount=64" $W kernels -q | grep -E "max work-group"
 
-if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
-  R=$(mktemp -d)/results; mkdir -p "$R/cuda"
-  (cd build-gpu && ctest -j1 -R '^cuda' --output-on-failure 2>&1 | tail -15)
-  build-gpu/bench/wgsync-bench-cuda "$R/cuda"
-  # barrier latency through the CLI, OpenCL and CUDA side by side on this GPU
-for dev in NVIDIA cuda; do for b in xf counter; do
-  for gt in 132x256 1056x256 2112x128 4224x32 264x1024; do
-    WGSYNC_DEVICE=$dev $W latency --json --barrier $b --groups ${gt%x*} --local-size ${gt#*x} \
-      --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $dev $b $gt failed"; continue; }
-    python3 - "$R/lat.json" "$dev" >> "$R/latency-cli.csv" <<'PY'
+# Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv.
+cli_latency() {
+  for dev in NVIDIA cuda; do for b in xf counter; do
+    for gt in 132x256 1056x256 2112x128 4224x32 264x1024; do
+      WGSYNC_DEVICE=$dev $W latency --json --barrier $b --groups ${gt%x*} --local-size ${gt#*x} \
+        --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $dev $b $gt failed"; continue; }
+      python3 - "$R/lat.json" "$dev" >> "$R/latency-cli.csv" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(f'{d["device"]["backend"]},{d["device"]["name"]},{d["barrier"]},{d["groups"]},{d["local_size"]},'
       f'{d["median_us"]:.4f},{d["min_us"]:.4f},{d["max_us"]:.4f},{d["repeats"]},{d["rounds"]}')
 PY
-  done
-done; done
-sed -i '1i backend,device,barrier,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat' "$R/latency-cli.csv"
-rm -f "$R/lat.json"; cat "$R/latency-cli.csv"
+    done
+  done; done
+  sed -i '1i backend,device,barrier,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat' "$R/latency-cli.csv"
+  rm -f "$R/lat.json"; cat "$R/latency-cli.csv"
+}
+
+if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
+  R=$(mktemp -d)/results; mkdir -p "$R/cuda"
+  (cd build-gpu && ctest -j1 -R '^cuda' --output-on-failure 2>&1 | tail -15)
+  build-gpu/bench/wgsync-bench-cuda "$R/cuda"
+    cli_latency
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   exit 0
 fi
@@ -88,19 +92,5 @@ if [ -x build-gpu/bench/wgsync-bench-cuda ]; then
     $W barrier -n cuda --rounds 5000 --barrier counter --split --unchecked
     $W barrier -n cuda --rounds 2000 --barrier xf; } 2>&1 | tee "$R/cuda/cli-cuda.log"
 fi
-# barrier latency through the CLI, OpenCL and CUDA side by side on this GPU
-for dev in NVIDIA cuda; do for b in xf counter; do
-  for gt in 132x256 1056x256 2112x128 4224x32 264x1024; do
-    WGSYNC_DEVICE=$dev $W latency --json --barrier $b --groups ${gt%x*} --local-size ${gt#*x} \
-      --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $dev $b $gt failed"; continue; }
-    python3 - "$R/lat.json" "$dev" >> "$R/latency-cli.csv" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-print(f'{d["device"]["backend"]},{d["device"]["name"]},{d["barrier"]},{d["groups"]},{d["local_size"]},'
-      f'{d["median_us"]:.4f},{d["min_us"]:.4f},{d["max_us"]:.4f},{d["repeats"]},{d["rounds"]}')
-PY
-  done
-done; done
-sed -i '1i backend,device,barrier,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat' "$R/latency-cli.csv"
-rm -f "$R/lat.json"; cat "$R/latency-cli.csv"
+  cli_latency
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results

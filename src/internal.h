@@ -20,7 +20,6 @@ extern "C" {
 int wgs__fail(int status, const char *fmt, ...) WGS__PRINTF(2, 3);
 /* Appends to the current detail message (e.g. a build log). */
 void wgs__fail_append(const char *text);
-void wgs__clear_error(void);
 
 /* NULL-argument check with a message that names the argument and the function. */
 #define WGS__REQUIRE(ptr)                                                                    \
@@ -30,6 +29,11 @@ void wgs__clear_error(void);
   } while (0)
 
 /* Shared by the backends' tools (src/occupancy.c). */
+/* The launch a tool makes for an occupancy or self-test configuration. */
+void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_discovery disc,
+                            wgs_launch_config *lc);
+void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uint32_t groups,
+                                 wgs_launch_config *lc);
 void wgs__latency_stats(double *per_barrier_us, uint32_t n, wgs_latency_result *res);
 /* Fills res from the self-test kernel's report words (8) and returns its status. */
 int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res);

@@ -59,15 +59,7 @@ static int micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_
   if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 4, out);
   if (rc == WGS_OK) {
     wgs_launch_config lc;
-    wgs_launch_config_init(&lc);
-    lc.local_size = cfg->local_size;
-    lc.groups = groups;
-    lc.lock = cfg->lock;
-    lc.delay = cfg->delay;
-    lc.close_wait_us = cfg->close_wait_us;
-    lc.discovery = disc;
-    lc.timeout_ms = cfg->timeout_ms;
-    lc.barrier = cfg->barrier;
+    wgs__occ_launch_config(cfg, groups, disc, &lc);
     rc = wgs_launch(st, k, &lc, res);
   }
   if (rc == WGS_OK && out_map)
@@ -222,15 +214,7 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 4, sizeof split, &split);
   if (rc == WGS_OK) {
     wgs_launch_config lc;
-    wgs_launch_config_init(&lc);
-    lc.local_size = local;
-    lc.groups = groups;
-    lc.lock = cfg->lock;
-    lc.delay = cfg->delay;
-    lc.close_wait_us = cfg->close_wait_us;
-    lc.discovery = cfg->discovery;
-    lc.timeout_ms = cfg->timeout_ms;
-    lc.barrier = cfg->barrier;
+    wgs__selftest_launch_config(cfg, local, groups, &lc);
     rc = wgs_launch(st, k, &lc, &res->launch);
   }
   if (rc == WGS_OK)
@@ -331,4 +315,32 @@ int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_resu
     return wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u participating groups "
                                     "finished", res->groups_done, res->launch.participants);
   return WGS_OK;
+}
+
+void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_discovery disc,
+                            wgs_launch_config *lc)
+{
+  wgs_launch_config_init(lc);
+  lc->local_size = c->local_size;
+  lc->groups = groups;
+  lc->lock = c->lock;
+  lc->delay = c->delay;
+  lc->close_wait_us = c->close_wait_us;
+  lc->discovery = disc;
+  lc->timeout_ms = c->timeout_ms;
+  lc->barrier = c->barrier;
+}
+
+void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uint32_t groups,
+                                 wgs_launch_config *lc)
+{
+  wgs_launch_config_init(lc);
+  lc->local_size = local;
+  lc->groups = groups;
+  lc->lock = c->lock;
+  lc->delay = c->delay;
+  lc->close_wait_us = c->close_wait_us;
+  lc->discovery = c->discovery;
+  lc->timeout_ms = c->timeout_ms;
+  lc->barrier = c->barrier;
 }

@@ -37,8 +37,6 @@ const char *wgs_status_name(int status)
 
 const char *wgs_last_error(void) { return errbuf; }
 
-void wgs__clear_error(void) { errbuf[0] = '\0'; }
-
 int wgs__fail(int status, const char *fmt, ...)
 {
   va_list ap;

@@ -67,16 +67,7 @@
 #define WGS_DEV_ERR_NONE 0u
 #define WGS_DEV_ERR_GRID_BARRIER 1u /* a grid barrier timed out: some groups never arrived */
 #define WGS_DEV_ERR_LOCK 2u         /* the discovery mutex was never granted */
-#define WGS_DEV_ERR_OVERFLOW 3u     /* more groups launched than the state can hold */
 #define WGS_DEV_ERR_SPLIT 4u        /* split grid barrier misuse: wait before arrive, arrive twice */
-
-/* Per-group arrays, each max_groups words long, in this order. */
-#define WGS_A_MAP 0u    /* seed 003 Fig. 3 M: participating id, or WGS_NOT_PARTICIPATING */
-#define WGS_A_FLAG 1u   /* seed 003 Fig. 2 XF barrier flags */
-#define WGS_A_EPOCH 2u  /* checked builds: grid barrier instances each group has entered */
-#define WGS_A_TIME 3u   /* 4 words per group: protocol start lo/hi, end lo/hi (ns) */
-#define WGS_A_FINAL 7u  /* lock-free protocol: (participant count + 1) once closed; one word */
-#define WGS_A_WORDS(g) (7u * (g) + WGS_LINE_WORDS)
 
 #define WGS_NOT_PARTICIPATING 0xffffffffu
 
@@ -88,11 +79,17 @@
 #define WGS_ABORT_REPORTING 1u
 #define WGS_ABORT_DONE 2u
 
-#define WGS_OFF_MAP(g) (WGS_W_ARRAYS)
-#define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))
-#define WGS_OFF_EPOCH(g) (WGS_W_ARRAYS + 2u * (g))
-#define WGS_OFF_TIME(g) (WGS_W_ARRAYS + 3u * (g))
-#define WGS_OFF_FINAL(g) (WGS_W_ARRAYS + 7u * (g))
+/* Per-group arrays after the header, for a state of capacity g groups (word offsets). */
+#define WGS_OFF_MAP(g) (WGS_W_ARRAYS)            /* seed 003 Fig. 3 M: participating id, or
+                                                    WGS_NOT_PARTICIPATING; g words */
+#define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))     /* seed 003 Fig. 2 XF barrier flags; g words */
+#define WGS_OFF_EPOCH(g) (WGS_W_ARRAYS + 2u * (g)) /* checked builds: grid barrier instances each
+                                                      group has entered; g words */
+#define WGS_OFF_TIME(g) (WGS_W_ARRAYS + 3u * (g)) /* 4 words per group: protocol start lo/hi,
+                                                     end lo/hi (ns) */
+#define WGS_OFF_FINAL(g) (WGS_W_ARRAYS + 7u * (g)) /* lock-free protocol: participant count + 1
+                                                      once closed; one line */
+#define WGS_A_WORDS(g) (7u * (g) + WGS_LINE_WORDS) /* all of the above */
 #define WGS_STATE_WORDS(g) (WGS_W_ARRAYS + WGS_A_WORDS(g))
 
 #endif

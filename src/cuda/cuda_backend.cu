@@ -358,15 +358,7 @@ static int micro_run(int device, const wgs_occupancy_config *cfg, uint32_t group
   unsigned words = (unsigned)(smem / sizeof(unsigned)), barrier = do_barrier ? 1u : 0u;
   void *args[4] = {NULL, &words, &barrier, &out};
   wgs_launch_config lc;
-  wgs_launch_config_init(&lc);
-  lc.local_size = cfg->local_size;
-  lc.groups = groups;
-  lc.lock = cfg->lock;
-  lc.delay = cfg->delay;
-  lc.close_wait_us = cfg->close_wait_us;
-  lc.discovery = disc;
-  lc.timeout_ms = cfg->timeout_ms;
-  lc.barrier = cfg->barrier;
+  wgs__occ_launch_config(cfg, groups, disc, &lc);
   rc = wgs_cuda_launch(st, k, args, 4, smem, 0, &lc, res);
   cudaFree(out);
   wgs_cuda_state_release(st);
@@ -482,15 +474,7 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
   } else {
     void *args[5] = {NULL, &data, &rounds, &split, &report};
     wgs_launch_config lc;
-    wgs_launch_config_init(&lc);
-    lc.local_size = local;
-    lc.groups = groups;
-    lc.lock = cfg->lock;
-    lc.delay = cfg->delay;
-    lc.close_wait_us = cfg->close_wait_us;
-    lc.discovery = cfg->discovery;
-    lc.timeout_ms = cfg->timeout_ms;
-    lc.barrier = cfg->barrier;
+    wgs__selftest_launch_config(cfg, local, groups, &lc);
     const void *k = cfg->unchecked ? (const void *)wgs_cuda_mp_plain : (const void *)wgs_cuda_mp_checked;
     rc = wgs_cuda_launch(st, k, args, 5, 0, 0, &lc, &res->launch);
     unsigned rep[16];
