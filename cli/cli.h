@@ -2,6 +2,7 @@
 #ifndef WGS_CLI_H
 #define WGS_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "wgsync.h"
@@ -27,6 +28,11 @@ typedef struct {
   wgs_barrier barrier;
   int split;
   int rounds_set, runs_set;
+  /* app */
+  const char *app_name, *graph, *forms;
+  uint32_t src, bc_sources, max_weight, fixed_groups;
+  uint64_t seed;
+  int checked;
 } cli_opts;
 
 /* The device a command runs on (cli/target.c). */
@@ -80,5 +86,6 @@ int cmd_bound(const cli_opts *o, cli_target *t);
 int cmd_barrier(const cli_opts *o, cli_target *t);
 int cmd_kernels(const cli_opts *o, cli_target *t);
 int cmd_latency(const cli_opts *o, cli_target *t);
+int cmd_app(const cli_opts *o, cli_target *t);
 
 #endif

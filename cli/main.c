@@ -20,10 +20,12 @@ static void usage(FILE *f)
       "  discover   run occupancy discovery R times; counts, min/median/max, protocol time\n"
       "  bound      find the occupancy bound by the unsafe search of seed 003 §5.1\n"
       "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"
-      "  demo       devices, discover (with recall against the bound), barrier\n"
+      "  demo       devices, discover (with recall against the bound), barrier, app bfs\n"
       "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
       "  spirv      validate FILE | lower FILE -o OUT: SPIR-V split barriers (seed 002)\n"
       "  latency    grid-barrier latency over exactly --groups groups (--rounds K, --runs R)\n"
+      "  app NAME   graph application bfs|sssp|mis|color|bc: host loop of kernels vs persistent\n"
+      "             kernel (and more forms on CUDA), each run checked against a CPU reference\n"
       "\n"
       "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
       "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
@@ -34,7 +36,11 @@ static void usage(FILE *f)
       "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
       "bound:    --limit N (largest group count probed)\n"
       "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n"
-      "          --barrier xf|counter (default: counter)   --split (arrive; work; wait)\n",
+      "          --barrier xf|counter (default: counter)   --split (arrive; work; wait)\n"
+      "app:      --graph rmat:SCALE[:EF] | random:SCALE[:DEG] | grid:W[xH] | FILE.gr|.graph|.mtx\n"
+      "          --forms multi,persistent,fixed[,gridsync,graph] (default: all the device has)\n"
+      "          --runs R (5, after 1 warm-up)   --src N (0)   --sources K (bc: 4)\n"
+      "          --weights MAX (10000)   --seed S (1)   --fixed-groups N   --checked\n",
       f);
 }
 
@@ -81,9 +87,11 @@ int main(int argc, char **argv)
   o.runs = 10;
   o.rounds = 1000;
   o.discovery = WGS_DISCOVERY_PROTOCOL;
+  o.seed = 1;
 
   enum { O_JSON = 256, O_LS, O_LM, O_GROUPS, O_LOCK, O_DELAY, O_WAIT, O_TIMEOUT, O_RUNS, O_BOUND,
-         O_LIMIT, O_ROUNDS, O_UNCHECKED, O_DISC, O_BARRIER, O_SPLIT };
+         O_LIMIT, O_ROUNDS, O_UNCHECKED, O_DISC, O_BARRIER, O_SPLIT, O_GRAPH, O_FORMS, O_SRC,
+         O_SOURCES, O_WEIGHTS, O_SEED, O_FIXED, O_CHECKED };
   static const struct option longs[] = {
       {"platform", required_argument, 0, 'p'}, {"device", required_argument, 0, 'd'},
       {"name", required_argument, 0, 'n'},     {"quiet", no_argument, 0, 'q'},
@@ -95,6 +103,10 @@ int main(int argc, char **argv)
       {"limit", required_argument, 0, O_LIMIT}, {"rounds", required_argument, 0, O_ROUNDS},
       {"unchecked", no_argument, 0, O_UNCHECKED}, {"discovery", required_argument, 0, O_DISC},
       {"barrier", required_argument, 0, O_BARRIER}, {"split", no_argument, 0, O_SPLIT},
+      {"graph", required_argument, 0, O_GRAPH}, {"forms", required_argument, 0, O_FORMS},
+      {"src", required_argument, 0, O_SRC},    {"sources", required_argument, 0, O_SOURCES},
+      {"weights", required_argument, 0, O_WEIGHTS}, {"seed", required_argument, 0, O_SEED},
+      {"fixed-groups", required_argument, 0, O_FIXED}, {"checked", no_argument, 0, O_CHECKED},
       {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
   optind = 2;
   int c;
@@ -219,11 +231,50 @@ int main(int argc, char **argv)
         return 2;
       }
       break;
+    case O_GRAPH:
+      o.graph = optarg;
+      break;
+    case O_FORMS:
+      o.forms = optarg;
+      break;
+    case O_SRC:
+      if (parse_u32(optarg, "--src", &o.src))
+        return 2;
+      break;
+    case O_SOURCES:
+      if (parse_u32(optarg, "--sources", &o.bc_sources) || o.bc_sources == 0) {
+        if (o.bc_sources == 0)
+          fprintf(stderr, "wgsync: --sources must be at least 1\n");
+        return 2;
+      }
+      break;
+    case O_WEIGHTS:
+      if (parse_u32(optarg, "--weights", &o.max_weight) || o.max_weight == 0 ||
+          o.max_weight > 100000000u) {
+        if (o.max_weight == 0 || o.max_weight > 100000000u)
+          fprintf(stderr, "wgsync: --weights must be 1 to 100000000\n");
+        return 2;
+      }
+      break;
+    case O_SEED:
+      if (parse_u32(optarg, "--seed", &u))
+        return 2;
+      o.seed = u;
+      break;
+    case O_FIXED:
+      if (parse_u32(optarg, "--fixed-groups", &o.fixed_groups))
+        return 2;
+      break;
+    case O_CHECKED:
+      o.checked = 1;
+      break;
     default:
       usage(stderr);
       return 2;
     }
   }
+  if (!strcmp(cmd, "app") && optind < argc)
+    o.app_name = argv[optind++];
   if (optind < argc) {
     fprintf(stderr, "wgsync: unexpected argument '%s'\n", argv[optind]);
     return 2;
@@ -232,7 +283,7 @@ int main(int argc, char **argv)
   if (!strcmp(cmd, "devices"))
     return cmd_devices(&o);
   int known = !strcmp(cmd, "discover") || !strcmp(cmd, "bound") || !strcmp(cmd, "barrier") ||
-              !strcmp(cmd, "demo") || !strcmp(cmd, "kernels") || !strcmp(cmd, "latency");
+              !strcmp(cmd, "demo") || !strcmp(cmd, "kernels") || !strcmp(cmd, "latency") || !strcmp(cmd, "app");
   if (!known) {
     fprintf(stderr, "wgsync: unknown command '%s'\n", cmd);
     usage(stderr);
@@ -254,6 +305,8 @@ int main(int argc, char **argv)
     status = cmd_kernels(&o, dev);
   else if (!strcmp(cmd, "latency"))
     status = cmd_latency(&o, dev);
+  else if (!strcmp(cmd, "app"))
+    status = cmd_app(&o, dev);
   else { /* demo */
     cli_opts d = o;
     d.json = 0;
@@ -266,6 +319,15 @@ int main(int argc, char **argv)
     if (!status) {
       printf("\n");
       status = cmd_barrier(&d, dev);
+    }
+    if (!status) { /* the point of it all: one application as a host loop and as one kernel */
+      printf("\n");
+      d.app_name = "bfs";
+      d.graph = "grid:128";
+      d.forms = "multi,persistent";
+      d.runs = 3;
+      d.runs_set = 1;
+      status = cmd_app(&d, dev);
     }
   }
   cli_target_close(&tgt);

@@ -1,0 +1,8 @@
+/* Node states of mis, shared by C, OpenCL C and CUDA. */
+#ifndef APP_STATUS_H
+#define APP_STATUS_H
+#define APP_MIS_UNDECIDED 0u
+#define APP_MIS_IN 1u
+#define APP_MIS_OUT 2u
+#define APP_NONE 0xffffffffu /* unreached level / distance, no colour yet */
+#endif

@@ -1,0 +1,255 @@
+/*
+ * The graph applications' per-iteration steps (seed 003 §5.2-5.3: bfs, sssp, mis, color, bc),
+ * written once for OpenCL C and CUDA. Each step visits nodes i0, i0 + stride, ...: the
+ * multi-kernel form passes the native global id and size (one kernel launch per step), the
+ * persistent form passes wgs_get_global_id / wgs_get_global_size of the participating groups and
+ * puts a grid barrier between steps. The logic is therefore the same in every form.
+ *
+ * Races within one step, and why each is benign (a grid barrier or a kernel boundary separates
+ * steps, so everything written in a step is visible to every node in the next):
+ *  - bfs / bc forward: several nodes may write the same new level into a node (the same value);
+ *    a reader that sees either the old NONE or the new level writes the same value again.
+ *  - sssp: distances only decrease, through atomic_min; a node whose distance drops while it is
+ *    being relaxed is marked active again and relaxed in the next step with the smaller value.
+ *  - mis / color: a node's decision compares it with neighbours that are still in the contest;
+ *    a neighbour decided in the same step is still counted as in the contest (IN for mis, this
+ *    step's colour for color), so both readings give the same answer.
+ * Flags use atomics; everything else in these steps is a plain access.
+ */
+#ifndef APP_STEPS_H
+#define APP_STEPS_H
+
+/* guarded so that the embedded copy (all headers in one string) needs no include path */
+#ifndef APP_PRIORITY_H
+#include "app_priority.h"
+#endif
+#ifndef APP_STATUS_H
+#include "app_status.h"
+#endif
+
+#ifdef __OPENCL_VERSION__
+#define APP_G __global
+#define APP_FN
+#define APP_ATOMIC_MIN(p, v) atomic_min((p), (v))
+#define APP_ATOMIC_OR(p, v) atomic_or((p), (v))
+typedef uint app_u32;
+typedef size_t app_size;
+#else
+#define APP_G
+#define APP_FN static __device__ __forceinline__
+#define APP_ATOMIC_MIN(p, v) atomicMin((p), (v))
+#define APP_ATOMIC_OR(p, v) atomicOr((p), (v))
+typedef unsigned app_u32;
+typedef size_t app_size;
+#endif
+
+/* Raise a stop flag (read after the step's barrier). A read first keeps most work-items off
+ * the atomic once the flag is up. */
+APP_FN void app_flag(APP_G app_u32 *flag, app_u32 changed)
+{
+  if (changed && *(volatile APP_G app_u32 *)flag == 0u)
+    APP_ATOMIC_OR(flag, 1u);
+}
+
+/* (priority, id) order: a total order, so two neighbours never both win */
+APP_FN int app_before(app_u32 u, app_u32 v)
+{
+  app_u32 pu = APP_PRIORITY(u), pv = APP_PRIORITY(v);
+  return pu < pv || (pu == pv && u < v);
+}
+
+/* ---- bfs: level-synchronous, top-down (Lonestar bfs) ---------------------------------------- */
+APP_FN void bfs_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *level, app_u32 src)
+{
+  for (app_size v = i0; v < n; v += st)
+    level[v] = v == src ? 0u : APP_NONE;
+}
+
+APP_FN app_u32 bfs_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                        const APP_G app_u32 *col, APP_G app_u32 *level, app_u32 depth)
+{
+  app_u32 changed = 0;
+  for (app_size v = i0; v < n; v += st) {
+    if (level[v] != depth)
+      continue;
+    for (app_u32 k = row[v]; k < row[v + 1]; ++k) {
+      app_u32 u = col[k];
+      if (level[u] == APP_NONE) {
+        level[u] = depth + 1u;
+        changed = 1;
+      }
+    }
+  }
+  return changed;
+}
+
+/* ---- sssp: Bellman-Ford over active nodes (cur/next flags swap every step) ------------------- */
+APP_FN void sssp_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *dist,
+                      APP_G app_u32 *act0, APP_G app_u32 *act1, app_u32 src)
+{
+  for (app_size v = i0; v < n; v += st) {
+    dist[v] = v == src ? 0u : APP_NONE;
+    act0[v] = v == src;
+    act1[v] = 0u;
+  }
+}
+
+APP_FN app_u32 sssp_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                         const APP_G app_u32 *col, const APP_G app_u32 *w, APP_G app_u32 *dist,
+                         APP_G app_u32 *cur, APP_G app_u32 *next)
+{
+  app_u32 changed = 0;
+  for (app_size v = i0; v < n; v += st) {
+    if (!cur[v])
+      continue;
+    cur[v] = 0u;
+    app_u32 dv = dist[v];
+    for (app_u32 k = row[v]; k < row[v + 1]; ++k) {
+      app_u32 u = col[k], nd = dv + w[k];
+      if (nd < dv) /* 32-bit overflow: no shorter path this way */
+        continue;
+      if (nd < dist[u] && nd < APP_ATOMIC_MIN(&dist[u], nd)) {
+        next[u] = 1u;
+        changed = 1;
+      }
+    }
+  }
+  return changed;
+}
+
+/* ---- mis: Luby-style with fixed priorities (Pannotia mis), two steps per round --------------- */
+APP_FN void mis_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *status)
+{
+  for (app_size v = i0; v < n; v += st)
+    status[v] = APP_MIS_UNDECIDED;
+}
+
+/* An undecided node joins the set when it precedes every neighbour not yet OUT. */
+APP_FN void mis_select(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                       const APP_G app_u32 *col, APP_G app_u32 *status)
+{
+  for (app_size v = i0; v < n; v += st) {
+    if (status[v] != APP_MIS_UNDECIDED)
+      continue;
+    int best = 1;
+    for (app_u32 k = row[v]; k < row[v + 1] && best; ++k) {
+      app_u32 u = col[k];
+      if (u != (app_u32)v && status[u] != APP_MIS_OUT && app_before(u, (app_u32)v))
+        best = 0;
+    }
+    if (best)
+      status[v] = APP_MIS_IN;
+  }
+}
+
+/* An undecided node next to a member leaves; any node still undecided asks for another round. */
+APP_FN app_u32 mis_exclude(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                           const APP_G app_u32 *col, APP_G app_u32 *status)
+{
+  app_u32 changed = 0;
+  for (app_size v = i0; v < n; v += st) {
+    if (status[v] != APP_MIS_UNDECIDED)
+      continue;
+    int out = 0;
+    for (app_u32 k = row[v]; k < row[v + 1] && !out; ++k)
+      out = status[col[k]] == APP_MIS_IN;
+    if (out)
+      status[v] = APP_MIS_OUT;
+    else
+      changed = 1;
+  }
+  return changed;
+}
+
+/* ---- color: Jones-Plassmann (Pannotia color_max); the colour is the step number ------------- */
+APP_FN void color_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *color)
+{
+  for (app_size v = i0; v < n; v += st)
+    color[v] = APP_NONE;
+}
+
+APP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                          const APP_G app_u32 *col, APP_G app_u32 *color, app_u32 step)
+{
+  app_u32 changed = 0;
+  for (app_size v = i0; v < n; v += st) {
+    if (color[v] != APP_NONE)
+      continue;
+    int best = 1;
+    for (app_u32 k = row[v]; k < row[v + 1] && best; ++k) {
+      app_u32 u = col[k], cu = color[u];
+      if (u != (app_u32)v && (cu == APP_NONE || cu == step) && app_before((app_u32)v, u))
+        best = 0;
+    }
+    if (best)
+      color[v] = step;
+    else
+      changed = 1;
+  }
+  return changed;
+}
+
+/* ---- bc: Brandes from each source; forward levels + path counts, backward dependencies ------ */
+APP_FN void bc_zero(app_size i0, app_size st, app_u32 n, APP_G float *bc)
+{
+  for (app_size v = i0; v < n; v += st)
+    bc[v] = 0.0f;
+}
+
+APP_FN void bc_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *level,
+                    APP_G float *sigma, APP_G float *delta, app_u32 src)
+{
+  for (app_size v = i0; v < n; v += st) {
+    level[v] = v == src ? 0u : APP_NONE;
+    sigma[v] = v == src ? 1.0f : 0.0f;
+    delta[v] = 0.0f;
+  }
+}
+
+/* Nodes at level d: pull the path count from level d - 1 (final since the last step), then give
+ * unreached neighbours level d + 1. */
+APP_FN app_u32 bc_forward(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                          const APP_G app_u32 *col, APP_G app_u32 *level, APP_G float *sigma,
+                          app_u32 d)
+{
+  app_u32 changed = 0;
+  for (app_size v = i0; v < n; v += st) {
+    if (level[v] != d)
+      continue;
+    float s = 0.0f;
+    for (app_u32 k = row[v]; k < row[v + 1]; ++k) {
+      app_u32 u = col[k], lu = level[u];
+      if (d > 0u && lu == d - 1u)
+        s += sigma[u];
+      if (lu == APP_NONE) {
+        level[u] = d + 1u;
+        changed = 1;
+      }
+    }
+    if (d > 0u)
+      sigma[v] = s;
+  }
+  return changed;
+}
+
+/* Nodes at level d: pull dependencies from level d + 1 (final since the last step). */
+APP_FN void bc_backward(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                        const APP_G app_u32 *col, const APP_G app_u32 *level,
+                        const APP_G float *sigma, APP_G float *delta, APP_G float *bc,
+                        app_u32 d)
+{
+  for (app_size v = i0; v < n; v += st) {
+    if (level[v] != d)
+      continue;
+    float sum = 0.0f, sv = sigma[v];
+    for (app_u32 k = row[v]; k < row[v + 1]; ++k) {
+      app_u32 u = col[k];
+      if (level[u] == d + 1u)
+        sum += sv / sigma[u] * (1.0f + delta[u]);
+    }
+    delta[v] = sum;
+    bc[v] += sum;
+  }
+}
+
+#endif

@@ -1,0 +1,247 @@
+/*
+ * The graph applications in OpenCL C, in the two forms of seed 003 §5.2:
+ *  - multi-kernel (*_k): one launch per step over the native ids; the host loop reads the stop
+ *    flag back after each step (the Pannotia / Lonestar host loop);
+ *  - persistent (*_persistent): one launch; discovery (§3), the participating-group environment
+ *    (Table 2), grid-stride loops, the grid barrier (§4) between steps, the stop test on the
+ *    device. Launched with WGS_DISCOVERY_FIXED it is §5.3's "specialised" variant.
+ * The steps themselves are in app_steps.h, shared with CUDA.
+ *
+ * Stop flags in the persistent form: flags[0..2] rotate. In loop trip `it` the work-items raise
+ * flags[it % 3]; after the grid barrier everyone reads it and leaves together when it is 0.
+ * flags[(it + 1) % 3] is cleared in trip `it`, before that trip's barrier, and first raised in
+ * trip it + 1, after it; its previous readers (trip it - 2) all read it before trip it - 1's
+ * barrier. So no clear ever races with a read or a raise. flags[3] returns the trip count.
+ * The loop exit depends only on a value every work-item reads after the same barrier, so it is
+ * uniform: every work-item of every participating group runs the same barriers (seed 001).
+ */
+
+#define APP_ID0 (get_global_id(0))
+#define APP_STRIDE0 (get_global_size(0))
+
+/* ---- multi-kernel form ------------------------------------------------------------------- */
+__kernel void bfs_init_k(uint n, __global uint *level, uint src)
+{
+  bfs_init(APP_ID0, APP_STRIDE0, n, level, src);
+}
+
+__kernel void bfs_step_k(__global const uint *row, __global const uint *col, uint n,
+                         __global uint *level, uint depth, __global uint *flag)
+{
+  app_flag(flag, bfs_step(APP_ID0, APP_STRIDE0, n, row, col, level, depth));
+}
+
+__kernel void sssp_init_k(uint n, __global uint *dist, __global uint *act0, __global uint *act1,
+                          uint src)
+{
+  sssp_init(APP_ID0, APP_STRIDE0, n, dist, act0, act1, src);
+}
+
+__kernel void sssp_step_k(__global const uint *row, __global const uint *col,
+                          __global const uint *w, uint n, __global uint *dist,
+                          __global uint *cur, __global uint *next, __global uint *flag)
+{
+  app_flag(flag, sssp_step(APP_ID0, APP_STRIDE0, n, row, col, w, dist, cur, next));
+}
+
+__kernel void mis_init_k(uint n, __global uint *status)
+{
+  mis_init(APP_ID0, APP_STRIDE0, n, status);
+}
+
+__kernel void mis_select_k(__global const uint *row, __global const uint *col, uint n,
+                           __global uint *status)
+{
+  mis_select(APP_ID0, APP_STRIDE0, n, row, col, status);
+}
+
+__kernel void mis_exclude_k(__global const uint *row, __global const uint *col, uint n,
+                            __global uint *status, __global uint *flag)
+{
+  app_flag(flag, mis_exclude(APP_ID0, APP_STRIDE0, n, row, col, status));
+}
+
+__kernel void color_init_k(uint n, __global uint *color)
+{
+  color_init(APP_ID0, APP_STRIDE0, n, color);
+}
+
+__kernel void color_step_k(__global const uint *row, __global const uint *col, uint n,
+                           __global uint *color, uint step, __global uint *flag)
+{
+  app_flag(flag, color_step(APP_ID0, APP_STRIDE0, n, row, col, color, step));
+}
+
+__kernel void bc_zero_k(uint n, __global float *bc)
+{
+  bc_zero(APP_ID0, APP_STRIDE0, n, bc);
+}
+
+__kernel void bc_init_k(uint n, __global uint *level, __global float *sigma,
+                        __global float *delta, uint src)
+{
+  bc_init(APP_ID0, APP_STRIDE0, n, level, sigma, delta, src);
+}
+
+__kernel void bc_forward_k(__global const uint *row, __global const uint *col, uint n,
+                           __global uint *level, __global float *sigma, uint d,
+                           __global uint *flag)
+{
+  app_flag(flag, bc_forward(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, d));
+}
+
+__kernel void bc_backward_k(__global const uint *row, __global const uint *col, uint n,
+                            __global const uint *level, __global const float *sigma,
+                            __global float *delta, __global float *bc, uint d)
+{
+  bc_backward(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, delta, bc, d);
+}
+
+/* ---- persistent form --------------------------------------------------------------------- */
+
+/* Clears the flags; a grid barrier must follow before the first step. */
+#define APP_FLAGS_CLEAR(i0, flags)                                                            \
+  do {                                                                                        \
+    if ((i0) == 0) {                                                                          \
+      (flags)[0] = 0u;                                                                        \
+      (flags)[1] = 0u;                                                                        \
+      (flags)[2] = 0u;                                                                        \
+    }                                                                                         \
+  } while (0)
+#define APP_FLAG_NOW(flags, it) (&(flags)[(it) % 3u])
+#define APP_FLAG_CLEAR_NEXT(i0, flags, it)                                                    \
+  do {                                                                                        \
+    if ((i0) == 0)                                                                            \
+      (flags)[((it) + 1u) % 3u] = 0u;                                                         \
+  } while (0)
+#define APP_FLAG_READ(flags, it) (*(volatile __global uint *)&(flags)[(it) % 3u])
+
+__kernel void bfs_persistent(__global uint *wgs, __global const uint *row,
+                             __global const uint *col, uint n, __global uint *level, uint src,
+                             __global uint *flags)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
+    bfs_init(i0, st, n, level, src);
+    APP_FLAGS_CLEAR(i0, flags);
+    wgs_grid_barrier(&env);
+    uint it = 0, go = 1;
+    while (go) {
+      APP_FLAG_CLEAR_NEXT(i0, flags, it);
+      app_flag(APP_FLAG_NOW(flags, it), bfs_step(i0, st, n, row, col, level, it));
+      wgs_grid_barrier(&env);
+      go = APP_FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0)
+      flags[3] = it;
+  }
+}
+
+__kernel void sssp_persistent(__global uint *wgs, __global const uint *row,
+                              __global const uint *col, __global const uint *w, uint n,
+                              __global uint *dist, __global uint *act0, __global uint *act1,
+                              uint src, __global uint *flags)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
+    sssp_init(i0, st, n, dist, act0, act1, src);
+    APP_FLAGS_CLEAR(i0, flags);
+    wgs_grid_barrier(&env);
+    uint it = 0, go = 1;
+    while (go) {
+      APP_FLAG_CLEAR_NEXT(i0, flags, it);
+      __global uint *cur = (it & 1u) ? act1 : act0, *next = (it & 1u) ? act0 : act1;
+      app_flag(APP_FLAG_NOW(flags, it), sssp_step(i0, st, n, row, col, w, dist, cur, next));
+      wgs_grid_barrier(&env);
+      go = APP_FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0)
+      flags[3] = it;
+  }
+}
+
+__kernel void mis_persistent(__global uint *wgs, __global const uint *row,
+                             __global const uint *col, uint n, __global uint *status,
+                             __global uint *flags)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
+    mis_init(i0, st, n, status);
+    APP_FLAGS_CLEAR(i0, flags);
+    wgs_grid_barrier(&env);
+    uint it = 0, go = 1;
+    while (go) {
+      APP_FLAG_CLEAR_NEXT(i0, flags, it);
+      mis_select(i0, st, n, row, col, status);
+      wgs_grid_barrier(&env);
+      app_flag(APP_FLAG_NOW(flags, it), mis_exclude(i0, st, n, row, col, status));
+      wgs_grid_barrier(&env);
+      go = APP_FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0)
+      flags[3] = it;
+  }
+}
+
+__kernel void color_persistent(__global uint *wgs, __global const uint *row,
+                               __global const uint *col, uint n, __global uint *color,
+                               __global uint *flags)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
+    color_init(i0, st, n, color);
+    APP_FLAGS_CLEAR(i0, flags);
+    wgs_grid_barrier(&env);
+    uint it = 0, go = 1;
+    while (go) {
+      APP_FLAG_CLEAR_NEXT(i0, flags, it);
+      app_flag(APP_FLAG_NOW(flags, it), color_step(i0, st, n, row, col, color, it));
+      wgs_grid_barrier(&env);
+      go = APP_FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0)
+      flags[3] = it;
+  }
+}
+
+__kernel void bc_persistent(__global uint *wgs, __global const uint *row,
+                            __global const uint *col, uint n, __global uint *level,
+                            __global float *sigma, __global float *delta, __global float *bc,
+                            __global const uint *sources, uint nsrc, __global uint *flags)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
+    bc_zero(i0, st, n, bc);
+    APP_FLAGS_CLEAR(i0, flags);
+    uint it = 0;
+    for (uint s = 0; s < nsrc; ++s) {
+      bc_init(i0, st, n, level, sigma, delta, sources[s]);
+      wgs_grid_barrier(&env);
+      uint d = 0, go = 1;
+      while (go) {
+        APP_FLAG_CLEAR_NEXT(i0, flags, it);
+        app_flag(APP_FLAG_NOW(flags, it), bc_forward(i0, st, n, row, col, level, sigma, d));
+        wgs_grid_barrier(&env);
+        go = APP_FLAG_READ(flags, it);
+        ++it;
+        ++d;
+      }
+      /* d - 1 is the deepest level; its dependencies are 0. Levels d - 2 .. 1 pull theirs. */
+      for (uint k = d - 1u; k > 1u; --k) {
+        bc_backward(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
+        wgs_grid_barrier(&env);
+      }
+    }
+    if (i0 == 0)
+      flags[3] = it;
+  }
+}
