@@ -14,6 +14,17 @@
     }                                                                                        \
   } while (0)
 
+/* A condition with a printf-style explanation of what went wrong. */
+#define CHECK_MSG(cond, ...)                                                                 \
+  do {                                                                                       \
+    if (!(cond)) {                                                                           \
+      fprintf(stderr, "%s:%d: CHECK failed: %s: ", __FILE__, __LINE__, #cond);               \
+      fprintf(stderr, __VA_ARGS__);                                                          \
+      fputc('\n', stderr);                                                                   \
+      exit(1);                                                                               \
+    }                                                                                        \
+  } while (0)
+
 #define CHECK_EQ(a, b)                                                                       \
   do {                                                                                       \
     long long va_ = (long long)(a), vb_ = (long long)(b);                                    \

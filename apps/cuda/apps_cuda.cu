@@ -1,0 +1,791 @@
+/*
+ * The applications on CUDA, in five forms with the same steps (apps/kernels/app_steps.h):
+ *  - multi:      host loop: memset the stop flag, launch the step, copy the flag back, repeat;
+ *  - persistent: one kernel with wgsync discovery and grid barrier (device/cuda/wgsync.cuh);
+ *  - fixed:      the same kernel, WGS_DISCOVERY_FIXED, as many blocks as the occupancy API says
+ *                (seed 003 §5.3: the non-portable "specialised" variant);
+ *  - gridsync:   the same kernel body with cooperative groups' grid.sync(), cooperative launch;
+ *  - graph:      one CUDA graph launch; the loop is a conditional WHILE node whose body runs
+ *                the step kernels and a one-thread kernel that sets the condition from the flag
+ *                (the best multi-kernel form CUDA offers today).
+ * The persistent kernels are templates over a policy (ids + barrier), so grid.sync() and
+ * wgsync's barrier run literally the same loop.
+ */
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "../apps.h"
+#include "../kernels/app_steps.h"
+#include "wgsync.cuh"
+#include "wgsync_cuda.h"
+
+namespace cg = cooperative_groups;
+
+/* ---- multi-kernel form -------------------------------------------------------------------- */
+#define ID0 ((size_t)blockIdx.x * blockDim.x + threadIdx.x)
+#define STRIDE0 ((size_t)gridDim.x * blockDim.x)
+
+__global__ void k_bfs_init(unsigned n, unsigned *level, unsigned src) { bfs_init(ID0, STRIDE0, n, level, src); }
+__global__ void k_bfs_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *level, unsigned d,
+                           unsigned *flag)
+{
+  app_flag(flag, bfs_step(ID0, STRIDE0, n, row, col, level, d));
+}
+__global__ void k_sssp_init(unsigned n, unsigned *dist, unsigned *a0, unsigned *a1, unsigned src)
+{
+  sssp_init(ID0, STRIDE0, n, dist, a0, a1, src);
+}
+__global__ void k_sssp_step(const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
+                            unsigned *dist, unsigned *cur, unsigned *next, unsigned *flag)
+{
+  app_flag(flag, sssp_step(ID0, STRIDE0, n, row, col, w, dist, cur, next));
+}
+__global__ void k_mis_init(unsigned n, unsigned *s) { mis_init(ID0, STRIDE0, n, s); }
+__global__ void k_mis_select(const unsigned *row, const unsigned *col, unsigned n, unsigned *s)
+{
+  mis_select(ID0, STRIDE0, n, row, col, s);
+}
+__global__ void k_mis_exclude(const unsigned *row, const unsigned *col, unsigned n, unsigned *s, unsigned *flag)
+{
+  app_flag(flag, mis_exclude(ID0, STRIDE0, n, row, col, s));
+}
+__global__ void k_color_init(unsigned n, unsigned *c) { color_init(ID0, STRIDE0, n, c); }
+__global__ void k_color_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *c, unsigned it,
+                             unsigned *flag)
+{
+  app_flag(flag, color_step(ID0, STRIDE0, n, row, col, c, it));
+}
+__global__ void k_bc_zero(unsigned n, float *bc) { bc_zero(ID0, STRIDE0, n, bc); }
+__global__ void k_bc_init(unsigned n, unsigned *level, float *sigma, float *delta, unsigned src)
+{
+  bc_init(ID0, STRIDE0, n, level, sigma, delta, src);
+}
+__global__ void k_bc_forward(const unsigned *row, const unsigned *col, unsigned n, unsigned *level, float *sigma,
+                             unsigned d, unsigned *flag)
+{
+  app_flag(flag, bc_forward(ID0, STRIDE0, n, row, col, level, sigma, d));
+}
+__global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned n, const unsigned *level,
+                              const float *sigma, float *delta, float *bc, unsigned d)
+{
+  bc_backward(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, d);
+}
+
+/* ---- persistent form: one loop, two policies ------------------------------------------------ */
+struct WgsPolicy { /* wgsync: discovery, participating-group ids, wgsync's grid barrier */
+  wgs_env env;
+  __device__ bool begin(unsigned *state) { return wgs_discover(state, &env); }
+  __device__ size_t id() const { return wgs_get_global_id(&env); }
+  __device__ size_t size() const { return wgs_get_global_size(&env); }
+  __device__ void sync() { wgs_grid_barrier(&env); }
+};
+struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
+  __device__ bool begin(unsigned *) { return true; }
+  __device__ size_t id() const { return ID0; }
+  __device__ size_t size() const { return STRIDE0; }
+  __device__ void sync() { cg::this_grid().sync(); }
+};
+
+/* Stop flags rotate over flags[0..2] exactly as in apps/kernels/apps.cl (the argument is there);
+ * flags[3] receives the loop-trip count. */
+#define FLAG_NOW(f, it) (&(f)[(it) % 3u])
+#define FLAG_READ(f, it) (*(volatile unsigned *)&(f)[(it) % 3u])
+
+template <class P>
+__global__ void p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+                      unsigned src, unsigned *flags)
+{
+  P p;
+  if (p.begin(wgs)) {
+    size_t i0 = p.id(), st = p.size();
+    bfs_init(i0, st, n, level, src);
+    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    p.sync();
+    unsigned it = 0, go = 1;
+    while (go) {
+      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
+      app_flag(FLAG_NOW(flags, it), bfs_step(i0, st, n, row, col, level, it));
+      p.sync();
+      go = FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0) flags[3] = it;
+  }
+}
+
+template <class P>
+__global__ void p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
+                       unsigned *dist, unsigned *a0, unsigned *a1, unsigned src, unsigned *flags)
+{
+  P p;
+  if (p.begin(wgs)) {
+    size_t i0 = p.id(), st = p.size();
+    sssp_init(i0, st, n, dist, a0, a1, src);
+    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    p.sync();
+    unsigned it = 0, go = 1;
+    while (go) {
+      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
+      unsigned *cur = (it & 1u) ? a1 : a0, *next = (it & 1u) ? a0 : a1;
+      app_flag(FLAG_NOW(flags, it), sssp_step(i0, st, n, row, col, w, dist, cur, next));
+      p.sync();
+      go = FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0) flags[3] = it;
+  }
+}
+
+template <class P>
+__global__ void p_mis(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *status,
+                      unsigned *flags)
+{
+  P p;
+  if (p.begin(wgs)) {
+    size_t i0 = p.id(), st = p.size();
+    mis_init(i0, st, n, status);
+    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    p.sync();
+    unsigned it = 0, go = 1;
+    while (go) {
+      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
+      mis_select(i0, st, n, row, col, status);
+      p.sync();
+      app_flag(FLAG_NOW(flags, it), mis_exclude(i0, st, n, row, col, status));
+      p.sync();
+      go = FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0) flags[3] = it;
+  }
+}
+
+template <class P>
+__global__ void p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *color,
+                        unsigned *flags)
+{
+  P p;
+  if (p.begin(wgs)) {
+    size_t i0 = p.id(), st = p.size();
+    color_init(i0, st, n, color);
+    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    p.sync();
+    unsigned it = 0, go = 1;
+    while (go) {
+      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
+      app_flag(FLAG_NOW(flags, it), color_step(i0, st, n, row, col, color, it));
+      p.sync();
+      go = FLAG_READ(flags, it);
+      ++it;
+    }
+    if (i0 == 0) flags[3] = it;
+  }
+}
+
+template <class P>
+__global__ void p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+                     float *sigma, float *delta, float *bc, const unsigned *sources, unsigned nsrc,
+                     unsigned *flags)
+{
+  P p;
+  if (p.begin(wgs)) {
+    size_t i0 = p.id(), st = p.size();
+    bc_zero(i0, st, n, bc);
+    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    unsigned it = 0;
+    for (unsigned s = 0; s < nsrc; ++s) {
+      bc_init(i0, st, n, level, sigma, delta, sources[s]);
+      p.sync();
+      unsigned d = 0, go = 1;
+      while (go) {
+        if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
+        app_flag(FLAG_NOW(flags, it), bc_forward(i0, st, n, row, col, level, sigma, d));
+        p.sync();
+        go = FLAG_READ(flags, it);
+        ++it;
+        ++d;
+      }
+      for (unsigned k = d - 1u; k > 1u; --k) {
+        bc_backward(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
+        p.sync();
+      }
+    }
+    if (i0 == 0) flags[3] = it;
+  }
+}
+
+/* ---- CUDA-graph form: steps read their number from device memory ----------------------------- */
+struct ctl_t {
+  unsigned flag;  /* raised by a step */
+  unsigned iter;  /* step number of the current loop */
+  unsigned bk;    /* bc: backward level + 1 */
+  unsigned si;    /* bc: source index */
+  unsigned trips; /* loop trips, for the report */
+};
+
+/* One thread: decide the loop from the flag, clear it, count the trip. */
+__global__ void g_cond(cudaGraphConditionalHandle h, ctl_t *c)
+{
+  unsigned v = c->flag;
+  c->flag = 0u;
+  c->iter++;
+  c->trips++;
+  cudaGraphSetConditional(h, v != 0u);
+}
+__device__ void g_reset(ctl_t *c)
+{
+  if (ID0 == 0) {
+    c->flag = 0u;
+    c->iter = 0u;
+  }
+}
+__global__ void g_bfs_init(unsigned n, unsigned *level, unsigned src, ctl_t *c)
+{
+  bfs_init(ID0, STRIDE0, n, level, src);
+  g_reset(c);
+  if (ID0 == 0) c->trips = 0u;
+}
+__global__ void g_bfs_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *level, ctl_t *c)
+{
+  app_flag(&c->flag, bfs_step(ID0, STRIDE0, n, row, col, level, c->iter));
+}
+__global__ void g_sssp_init(unsigned n, unsigned *dist, unsigned *a0, unsigned *a1, unsigned src, ctl_t *c)
+{
+  sssp_init(ID0, STRIDE0, n, dist, a0, a1, src);
+  g_reset(c);
+  if (ID0 == 0) c->trips = 0u;
+}
+__global__ void g_sssp_step(const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
+                            unsigned *dist, unsigned *a0, unsigned *a1, ctl_t *c)
+{
+  unsigned it = c->iter;
+  app_flag(&c->flag, sssp_step(ID0, STRIDE0, n, row, col, w, dist, it & 1u ? a1 : a0, it & 1u ? a0 : a1));
+}
+__global__ void g_mis_init(unsigned n, unsigned *s, ctl_t *c)
+{
+  mis_init(ID0, STRIDE0, n, s);
+  g_reset(c);
+  if (ID0 == 0) c->trips = 0u;
+}
+__global__ void g_mis_exclude(const unsigned *row, const unsigned *col, unsigned n, unsigned *s, ctl_t *c)
+{
+  app_flag(&c->flag, mis_exclude(ID0, STRIDE0, n, row, col, s));
+}
+__global__ void g_color_init(unsigned n, unsigned *color, ctl_t *c)
+{
+  color_init(ID0, STRIDE0, n, color);
+  g_reset(c);
+  if (ID0 == 0) c->trips = 0u;
+}
+__global__ void g_color_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *color, ctl_t *c)
+{
+  app_flag(&c->flag, color_step(ID0, STRIDE0, n, row, col, color, c->iter));
+}
+/* bc: zero; WHILE(sources) { init; WHILE(forward) {step; cond}; mid; WHILE(backward) {...}; next } */
+__global__ void g_bc_zero(unsigned n, float *bc, ctl_t *c, cudaGraphConditionalHandle hs, unsigned nsrc)
+{
+  bc_zero(ID0, STRIDE0, n, bc);
+  if (ID0 == 0) {
+    c->si = 0u;
+    c->trips = 0u;
+    cudaGraphSetConditional(hs, nsrc > 0u);
+  }
+}
+__global__ void g_bc_init(unsigned n, unsigned *level, float *sigma, float *delta, const unsigned *sources,
+                          ctl_t *c, cudaGraphConditionalHandle hf)
+{
+  bc_init(ID0, STRIDE0, n, level, sigma, delta, sources[c->si]);
+  if (ID0 == 0) cudaGraphSetConditional(hf, 1u);
+  g_reset(c); /* after reading c->si; iter is not read by this kernel */
+}
+__global__ void g_bc_forward(const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+                             float *sigma, ctl_t *c)
+{
+  app_flag(&c->flag, bc_forward(ID0, STRIDE0, n, row, col, level, sigma, c->iter));
+}
+__global__ void g_bc_mid(ctl_t *c, cudaGraphConditionalHandle hb)
+{
+  c->bk = c->iter; /* deepest level + 1, as d after the persistent form's forward loop */
+  cudaGraphSetConditional(hb, c->bk > 2u);
+}
+__global__ void g_bc_backward(const unsigned *row, const unsigned *col, unsigned n, const unsigned *level,
+                              const float *sigma, float *delta, float *bc, ctl_t *c)
+{
+  bc_backward(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, c->bk - 2u);
+}
+__global__ void g_bc_bcond(ctl_t *c, cudaGraphConditionalHandle hb)
+{
+  c->bk--;
+  cudaGraphSetConditional(hb, c->bk > 2u);
+}
+__global__ void g_bc_next(ctl_t *c, cudaGraphConditionalHandle hs, unsigned nsrc)
+{
+  c->si++;
+  cudaGraphSetConditional(hs, c->si < nsrc);
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+struct app_cu {
+  int device;
+  const app_graph *g;
+  app_id app;
+  app_options o;
+  unsigned local, blocks; /* blocks: the multi-kernel grid (ceil(n / local)) */
+  cudaStream_t s;
+  unsigned *row, *col, *w, *flags, *u[3], *sources;
+  float *f[3];
+  ctl_t *ctl;
+  unsigned *hflag; /* pinned: the host loop's read-back */
+  wgs_cuda_state_t *st;
+  uint32_t nsrc, *src_host;
+  unsigned fixed_groups, coop_groups;
+  cudaGraph_t graph;
+  cudaGraphExec_t gexec;
+  uint32_t *out_u32;
+  float *out_f32;
+  char msg[384];
+};
+
+#define CK(call)                                                                                 \
+  do {                                                                                           \
+    cudaError_t e_ = (call);                                                                     \
+    if (e_ != cudaSuccess) {                                                                     \
+      snprintf(c->msg, sizeof c->msg, "%s: %s (%s)", #call, cudaGetErrorString(e_),              \
+               cudaGetErrorName(e_));                                                            \
+      return WGS_EBACKEND;                                                                       \
+    }                                                                                            \
+  } while (0)
+
+static double now_ms()
+{
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+extern "C" void app_cu_destroy(app_cu *c)
+{
+  if (!c)
+    return;
+  cudaSetDevice(c->device);
+  if (c->gexec) cudaGraphExecDestroy(c->gexec);
+  if (c->graph) cudaGraphDestroy(c->graph);
+  void *dev_ptrs[] = {c->row, c->col, c->w, c->flags, c->u[0], c->u[1], c->u[2], c->sources,
+                      c->f[0], c->f[1], c->f[2], c->ctl};
+  for (void *p : dev_ptrs)
+    if (p) cudaFree(p);
+  if (c->hflag) cudaFreeHost(c->hflag);
+  if (c->s) cudaStreamDestroy(c->s);
+  wgs_cuda_state_release(c->st);
+  free(c->src_host);
+  free(c->out_u32);
+  free(c->out_f32);
+  delete c;
+}
+
+template <class T> static int dalloc(app_cu *c, T **p, size_t count, const void *init)
+{
+  CK(cudaMalloc((void **)p, (count ? count : 1) * sizeof(T)));
+  if (init && count)
+    CK(cudaMemcpy(*p, init, count * sizeof(T), cudaMemcpyHostToDevice));
+  return 0;
+}
+
+/* The persistent kernels' arguments live here while a launch reads them. */
+struct pargs_t {
+  unsigned *state, *row, *col, *w, *u0, *u1, *u2, *flags, *sources;
+  float *f0, *f1, *f2;
+  unsigned n, src, nsrc;
+};
+
+static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void **kw, const void **kc)
+{
+  *a = pargs_t{nullptr, c->row, c->col, c->w, c->u[0], c->u[1], c->u[2], c->flags, c->sources,
+               c->f[0], c->f[1], c->f[2], c->g->n, c->o.src, c->nsrc};
+  switch (c->app) {
+  case APP_BFS: {
+    void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->src, &a->flags};
+    memcpy(args, v, sizeof v);
+    *kw = (const void *)p_bfs<WgsPolicy>;
+    *kc = (const void *)p_bfs<CgPolicy>;
+    return 7;
+  }
+  case APP_SSSP: {
+    void *v[] = {&a->state, &a->row, &a->col, &a->w, &a->n, &a->u0, &a->u1, &a->u2, &a->src, &a->flags};
+    memcpy(args, v, sizeof v);
+    *kw = (const void *)p_sssp<WgsPolicy>;
+    *kc = (const void *)p_sssp<CgPolicy>;
+    return 10;
+  }
+  case APP_MIS:
+  case APP_COLOR: {
+    void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->flags};
+    memcpy(args, v, sizeof v);
+    *kw = c->app == APP_MIS ? (const void *)p_mis<WgsPolicy> : (const void *)p_color<WgsPolicy>;
+    *kc = c->app == APP_MIS ? (const void *)p_mis<CgPolicy> : (const void *)p_color<CgPolicy>;
+    return 6;
+  }
+  default: {
+    void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->f0, &a->f1, &a->f2, &a->sources,
+                 &a->nsrc, &a->flags};
+    memcpy(args, v, sizeof v);
+    *kw = (const void *)p_bc<WgsPolicy>;
+    *kc = (const void *)p_bc<CgPolicy>;
+    return 11;
+  }
+  }
+}
+
+extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app_options *o, app_cu **out,
+                             char *err, size_t errlen)
+{
+  *out = nullptr;
+  if (a >= APP_COUNT) {
+    snprintf(err, errlen, "unknown application %d", (int)a);
+    return WGS_EINVAL;
+  }
+  app_cu *c = new (std::nothrow) app_cu();
+  if (!c) {
+    snprintf(err, errlen, "out of memory");
+    return WGS_ENOMEM;
+  }
+  c->device = device;
+  c->g = g;
+  c->app = a;
+  c->o = *o;
+  c->local = (unsigned)(o->local_size ? o->local_size : 256);
+  if (c->local > 1024)
+    c->local = 1024;
+  c->blocks = (g->n + c->local - 1) / c->local;
+  int rc = 0;
+  auto setup = [&]() -> int {
+    CK(cudaSetDevice(device));
+    CK(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
+    CK(cudaMallocHost((void **)&c->hflag, sizeof(unsigned)));
+    if (!(c->out_u32 = (uint32_t *)malloc((size_t)g->n * 4)) || !(c->out_f32 = (float *)malloc((size_t)g->n * 4))) {
+      snprintf(c->msg, sizeof c->msg, "out of host memory");
+      return WGS_ENOMEM;
+    }
+    int r;
+    if ((r = dalloc(c, &c->row, (size_t)g->n + 1, g->row)) || (r = dalloc(c, &c->col, g->m, g->col)) ||
+        (r = dalloc(c, &c->w, g->m, g->w)) || (r = dalloc(c, &c->flags, 4, nullptr)) ||
+        (r = dalloc(c, &c->ctl, 1, nullptr)))
+      return r;
+    CK(cudaMemset(c->flags, 0, 16));
+    CK(cudaMemset(c->ctl, 0, sizeof(ctl_t)));
+    int nu = a == APP_SSSP ? 3 : 1, nf = a == APP_BC ? 3 : 0;
+    for (int i = 0; i < nu; ++i)
+      if ((r = dalloc(c, &c->u[i], g->n, nullptr)))
+        return r;
+    for (int i = 0; i < nf; ++i)
+      if ((r = dalloc(c, &c->f[i], g->n, nullptr)))
+        return r;
+    if (a == APP_BC) {
+      uint32_t k = o->bc_sources ? o->bc_sources : 4;
+      if (!(c->src_host = (uint32_t *)malloc((size_t)k * 4))) {
+        snprintf(c->msg, sizeof c->msg, "out of host memory");
+        return WGS_ENOMEM;
+      }
+      c->nsrc = app_bc_sources(g, k, c->src_host);
+      if ((r = dalloc(c, &c->sources, c->nsrc, c->src_host)))
+        return r;
+    }
+    /* The occupancy API: the specialised variant's hard-coded count, and the cooperative
+     * launch's grid (grid.sync() requires every block resident). */
+    pargs_t pa;
+    void *args[16];
+    const void *kw, *kc;
+    persistent_args(c, &pa, args, &kw, &kc);
+    cudaDeviceProp prop;
+    CK(cudaGetDeviceProperties(&prop, device));
+    int bw = 0, bc = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bw, kw, (int)c->local, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bc, kc, (int)c->local, 0));
+    c->fixed_groups = o->fixed_groups ? o->fixed_groups : (unsigned)(bw * prop.multiProcessorCount);
+    c->coop_groups = (unsigned)(bc * prop.multiProcessorCount);
+    uint32_t cap = wgs_cuda_default_groups(device, c->local);
+    if (c->fixed_groups > cap)
+      cap = c->fixed_groups;
+    if ((r = wgs_cuda_state_create(device, cap, &c->st))) {
+      snprintf(c->msg, sizeof c->msg, "wgsync state: %s", wgs_last_error());
+      return r;
+    }
+    return 0;
+  };
+  if ((rc = setup())) {
+    snprintf(err, errlen, "CUDA setup for %s: %s", app_name(a), c->msg);
+    app_cu_destroy(c);
+    return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+/* multi-kernel: the host loop */
+#define LAUNCH(kern, ...)                                                                        \
+  do {                                                                                           \
+    kern<<<c->blocks, c->local, 0, c->s>>>(__VA_ARGS__);                                         \
+    r->launches++;                                                                               \
+    CK(cudaGetLastError());                                                                      \
+  } while (0)
+#define FLAGGED(kern, ...)                                                                       \
+  do {                                                                                           \
+    CK(cudaMemsetAsync(c->flags, 0, sizeof(unsigned), c->s));                                    \
+    LAUNCH(kern, __VA_ARGS__);                                                                   \
+    CK(cudaMemcpyAsync(c->hflag, c->flags, sizeof(unsigned), cudaMemcpyDeviceToHost, c->s));     \
+    CK(cudaStreamSynchronize(c->s));                                                             \
+    go = *c->hflag;                                                                              \
+    r->steps++;                                                                                  \
+  } while (0)
+
+static int run_multi(app_cu *c, app_run *r)
+{
+  unsigned n = c->g->n, src = c->o.src, go = 1, *u0 = c->u[0], *u1 = c->u[1], *u2 = c->u[2];
+  const unsigned *row = c->row, *col = c->col;
+  r->groups = c->blocks;
+  switch (c->app) {
+  case APP_BFS:
+    LAUNCH(k_bfs_init, n, u0, src);
+    for (unsigned d = 0; go; ++d)
+      FLAGGED(k_bfs_step, row, col, n, u0, d, c->flags);
+    break;
+  case APP_SSSP:
+    LAUNCH(k_sssp_init, n, u0, u1, u2, src);
+    for (unsigned it = 0; go; ++it)
+      FLAGGED(k_sssp_step, row, col, c->w, n, u0, it & 1 ? u2 : u1, it & 1 ? u1 : u2, c->flags);
+    break;
+  case APP_MIS:
+    LAUNCH(k_mis_init, n, u0);
+    while (go) {
+      LAUNCH(k_mis_select, row, col, n, u0);
+      FLAGGED(k_mis_exclude, row, col, n, u0, c->flags);
+    }
+    break;
+  case APP_COLOR:
+    LAUNCH(k_color_init, n, u0);
+    for (unsigned it = 0; go; ++it)
+      FLAGGED(k_color_step, row, col, n, u0, it, c->flags);
+    break;
+  case APP_BC:
+    LAUNCH(k_bc_zero, n, c->f[2]);
+    for (uint32_t s = 0; s < c->nsrc; ++s) {
+      LAUNCH(k_bc_init, n, u0, c->f[0], c->f[1], c->src_host[s]);
+      unsigned d = 0;
+      for (go = 1; go; ++d)
+        FLAGGED(k_bc_forward, row, col, n, u0, c->f[0], d, c->flags);
+      for (unsigned k = d - 1; k > 1; --k)
+        LAUNCH(k_bc_backward, row, col, n, u0, c->f[0], c->f[1], c->f[2], k - 1);
+    }
+    break;
+  default:
+    return WGS_EINVAL;
+  }
+  CK(cudaStreamSynchronize(c->s));
+  return 0;
+}
+
+static int run_persistent(app_cu *c, app_form f, app_run *r)
+{
+  pargs_t pa;
+  void *args[16];
+  const void *kw, *kc;
+  unsigned nargs = persistent_args(c, &pa, args, &kw, &kc);
+  double t0 = now_ms();
+  if (f == APP_FORM_GRIDSYNC) {
+    CK(cudaLaunchCooperativeKernel(kc, dim3(c->coop_groups), dim3(c->local), args, 0, c->s));
+    CK(cudaStreamSynchronize(c->s));
+    r->groups = c->coop_groups;
+  } else {
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = c->local;
+    cfg.lock = c->o.lock;
+    cfg.close_wait_us = c->o.close_wait_us;
+    cfg.timeout_ms = c->o.timeout_ms;
+    if (f == APP_FORM_FIXED) {
+      cfg.discovery = WGS_DISCOVERY_FIXED;
+      cfg.groups = c->fixed_groups;
+    }
+    wgs_launch_result res;
+    int rc = wgs_cuda_launch(c->st, kw, args, nargs, 0, c->s, &cfg, &res);
+    if (rc) {
+      snprintf(c->msg, sizeof c->msg, "%s", wgs_last_error());
+      return rc;
+    }
+    r->groups = res.participants;
+  }
+  r->ms = now_ms() - t0;
+  r->launches = 1;
+  CK(cudaMemcpy(&r->steps, c->flags + 3, 4, cudaMemcpyDeviceToHost));
+  return 0;
+}
+
+/* ---- CUDA graph with conditional WHILE nodes ---------------------------------------------- */
+static int add_kernel(app_cu *c, cudaGraph_t g, cudaGraphNode_t *out, const cudaGraphNode_t *dep,
+                      const void *fn, unsigned grid, unsigned block, void **args)
+{
+  cudaKernelNodeParams p = {};
+  p.func = (void *)fn;
+  p.gridDim = dim3(grid);
+  p.blockDim = dim3(block);
+  p.kernelParams = args;
+  CK(cudaGraphAddKernelNode(out, g, dep, dep ? 1 : 0, &p));
+  return 0;
+}
+
+static int add_while(app_cu *c, cudaGraph_t g, cudaGraphNode_t *out, const cudaGraphNode_t *dep,
+                     cudaGraphConditionalHandle h, cudaGraph_t *body)
+{
+  cudaGraphNodeParams p = {};
+  p.type = cudaGraphNodeTypeConditional;
+  p.conditional.handle = h;
+  p.conditional.type = cudaGraphCondTypeWhile;
+  p.conditional.size = 1;
+  CK(cudaGraphAddNode(out, g, dep, nullptr, dep ? 1 : 0, &p));
+  *body = p.conditional.phGraph_out[0];
+  return 0;
+}
+
+static int build_graph(app_cu *c)
+{
+  cudaGraph_t G, body;
+  CK(cudaGraphCreate(&G, 0));
+  c->graph = G;
+  unsigned n = c->g->n, src = c->o.src, nsrc = c->nsrc, B = c->blocks, L = c->local;
+  unsigned *row = c->row, *col = c->col, *w = c->w, *u0 = c->u[0], *u1 = c->u[1], *u2 = c->u[2];
+  float *f0 = c->f[0], *f1 = c->f[1], *f2 = c->f[2];
+  unsigned *sources = c->sources;
+  ctl_t *ctl = c->ctl;
+  cudaGraphConditionalHandle h;
+  cudaGraphNode_t init, loop, a, b;
+  int rc = 0;
+  if (c->app != APP_BC) {
+    CK(cudaGraphConditionalHandleCreate(&h, G, 1, cudaGraphCondAssignDefault));
+    void *cond_args[] = {&h, &ctl};
+    switch (c->app) {
+    case APP_BFS: {
+      void *ia[] = {&n, &u0, &src, &ctl}, *sa[] = {&row, &col, &n, &u0, &ctl};
+      if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_bfs_init, B, L, ia)) ||
+          (rc = add_while(c, G, &loop, &init, h, &body)) ||
+          (rc = add_kernel(c, body, &a, nullptr, (const void *)g_bfs_step, B, L, sa)))
+        return rc;
+      break;
+    }
+    case APP_SSSP: {
+      void *ia[] = {&n, &u0, &u1, &u2, &src, &ctl}, *sa[] = {&row, &col, &w, &n, &u0, &u1, &u2, &ctl};
+      if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_sssp_init, B, L, ia)) ||
+          (rc = add_while(c, G, &loop, &init, h, &body)) ||
+          (rc = add_kernel(c, body, &a, nullptr, (const void *)g_sssp_step, B, L, sa)))
+        return rc;
+      break;
+    }
+    case APP_MIS: {
+      void *ia[] = {&n, &u0, &ctl}, *sa[] = {&row, &col, &n, &u0}, *ea[] = {&row, &col, &n, &u0, &ctl};
+      if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_mis_init, B, L, ia)) ||
+          (rc = add_while(c, G, &loop, &init, h, &body)) ||
+          (rc = add_kernel(c, body, &b, nullptr, (const void *)k_mis_select, B, L, sa)) ||
+          (rc = add_kernel(c, body, &a, &b, (const void *)g_mis_exclude, B, L, ea)))
+        return rc;
+      break;
+    }
+    default: { /* color */
+      void *ia[] = {&n, &u0, &ctl}, *sa[] = {&row, &col, &n, &u0, &ctl};
+      if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_color_init, B, L, ia)) ||
+          (rc = add_while(c, G, &loop, &init, h, &body)) ||
+          (rc = add_kernel(c, body, &a, nullptr, (const void *)g_color_step, B, L, sa)))
+        return rc;
+      break;
+    }
+    }
+    if ((rc = add_kernel(c, body, &b, &a, (const void *)g_cond, 1, 1, cond_args)))
+      return rc;
+  } else {
+    cudaGraphConditionalHandle hs, hf, hb;
+    cudaGraph_t bs, bf, bb;
+    cudaGraphNode_t zero, ws, bi, wf, mid, wb, x, y;
+    CK(cudaGraphConditionalHandleCreate(&hs, G, 0, 0));
+    void *za[] = {&n, &f2, &ctl, &hs, &nsrc};
+    if ((rc = add_kernel(c, G, &zero, nullptr, (const void *)g_bc_zero, B, L, za)) ||
+        (rc = add_while(c, G, &ws, &zero, hs, &bs)))
+      return rc;
+    CK(cudaGraphConditionalHandleCreate(&hf, bs, 0, 0));
+    CK(cudaGraphConditionalHandleCreate(&hb, bs, 0, 0));
+    void *ia[] = {&n, &u0, &f0, &f1, &sources, &ctl, &hf};
+    void *fa[] = {&row, &col, &n, &u0, &f0, &ctl}, *fc[] = {&hf, &ctl};
+    void *ma[] = {&ctl, &hb};
+    void *ba[] = {&row, &col, &n, &u0, &f0, &f1, &f2, &ctl}, *bcd[] = {&ctl, &hb};
+    void *na[] = {&ctl, &hs, &nsrc};
+    if ((rc = add_kernel(c, bs, &bi, nullptr, (const void *)g_bc_init, B, L, ia)) ||
+        (rc = add_while(c, bs, &wf, &bi, hf, &bf)) ||
+        (rc = add_kernel(c, bf, &x, nullptr, (const void *)g_bc_forward, B, L, fa)) ||
+        (rc = add_kernel(c, bf, &y, &x, (const void *)g_cond, 1, 1, fc)) ||
+        (rc = add_kernel(c, bs, &mid, &wf, (const void *)g_bc_mid, 1, 1, ma)) ||
+        (rc = add_while(c, bs, &wb, &mid, hb, &bb)) ||
+        (rc = add_kernel(c, bb, &x, nullptr, (const void *)g_bc_backward, B, L, ba)) ||
+        (rc = add_kernel(c, bb, &y, &x, (const void *)g_bc_bcond, 1, 1, bcd)) ||
+        (rc = add_kernel(c, bs, &x, &wb, (const void *)g_bc_next, 1, 1, na)))
+      return rc;
+  }
+  CK(cudaGraphInstantiate(&c->gexec, G, 0));
+  return 0;
+}
+
+static int run_graph(app_cu *c, app_run *r)
+{
+  int rc;
+  if (!c->gexec && (rc = build_graph(c)))
+    return rc;
+  double t0 = now_ms();
+  CK(cudaGraphLaunch(c->gexec, c->s));
+  CK(cudaStreamSynchronize(c->s));
+  r->ms = now_ms() - t0;
+  r->launches = 1;
+  r->groups = c->blocks;
+  ctl_t h;
+  CK(cudaMemcpy(&h, c->ctl, sizeof h, cudaMemcpyDeviceToHost));
+  r->steps = h.trips;
+  return 0;
+}
+
+extern "C" int app_cu_run(app_cu *c, app_form f, const app_reference *ref, app_run *r, char *err,
+                          size_t errlen)
+{
+  memset(r, 0, sizeof *r);
+  c->msg[0] = 0;
+  int rc;
+  if (cudaSetDevice(c->device) != cudaSuccess) {
+    snprintf(err, errlen, "cudaSetDevice(%d) failed", c->device);
+    return WGS_EBACKEND;
+  }
+  if (f == APP_FORM_MULTI) {
+    double t0 = now_ms();
+    rc = run_multi(c, r);
+    r->ms = now_ms() - t0;
+  } else if (f == APP_FORM_GRAPH) {
+    rc = run_graph(c, r);
+  } else {
+    rc = run_persistent(c, f, r);
+  }
+  if (rc) {
+    snprintf(err, errlen, "%s (%s form, CUDA): %s", app_name(c->app), app_form_name(f),
+             c->msg[0] ? c->msg : wgs_strerror(rc));
+    return rc;
+  }
+  bool is_bc = c->app == APP_BC;
+  cudaError_t e = cudaMemcpy(is_bc ? (void *)c->out_f32 : (void *)c->out_u32, is_bc ? (void *)c->f[2] : (void *)c->u[0],
+                             (size_t)c->g->n * 4, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) {
+    snprintf(err, errlen, "reading the result: %s", cudaGetErrorString(e));
+    return WGS_EBACKEND;
+  }
+  char why[512];
+  if ((rc = app_verify(c->g, ref, c->out_u32, c->out_f32, r->summary, sizeof r->summary, why, sizeof why))) {
+    snprintf(err, errlen, "%s (%s form, CUDA): wrong result: %s", app_name(c->app), app_form_name(f), why);
+    return rc;
+  }
+  return 0;
+}

@@ -1,0 +1,284 @@
+/*
+ * Tests of the applications' host side: graph readers (good files and malformed ones, which
+ * must name the line), generators (deterministic, the right shape), CPU references on graphs
+ * whose answers are known, and the checks (each must reject a wrong answer). The applications
+ * on devices are tested through the CLI (tests/CMakeLists.txt: app.*).
+ *
+ *   test_apps CASE   (readers | generators | references | checks | run)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "apps.h"
+#include "check.h"
+#include "kernels/app_status.h"
+
+static char tmpdir[] = "/tmp/wgsync-apps-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+  static char path[512];
+  snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return NULL;
+  fputs(text, f);
+  fclose(f);
+  return path;
+}
+
+/* Reads `text` as `name`; expects success with n nodes and m edges, or an error containing
+ * `want` (e.g. ":3:"). */
+static int expect_read(const char *name, const char *text, uint32_t n, uint32_t m, const char *want)
+{
+  const char *p = write_file(name, text);
+  CHECK(p != NULL);
+  app_graph g;
+  char err[512] = "";
+  int rc = app_graph_read(p, 100, &g, err, sizeof err);
+  if (want) {
+    CHECK_MSG(rc != 0, "%s: malformed input was accepted", name);
+    CHECK_MSG(strstr(err, want) != NULL, "%s: error '%s' does not contain '%s'", name, err, want);
+    return 0;
+  }
+  CHECK_MSG(rc == 0, "%s: %s", name, err);
+  CHECK_MSG(g.n == n && g.m == m, "%s: read %u nodes / %u edges, expected %u / %u", name, g.n, g.m, n, m);
+  app_graph_free(&g);
+  return 0;
+}
+
+static int t_readers(void)
+{
+  /* DIMACS: 3 nodes, 3 arcs */
+  const char *gr = "c a comment\np sp 3 3\na 1 2 5\na 2 3 7\na 3 1 1\n";
+  if (expect_read("ok.gr", gr, 3, 3, NULL))
+    return 1;
+  {
+    app_graph g;
+    char err[256];
+    CHECK(app_graph_read(write_file("w.gr", gr), 100, &g, err, sizeof err) == 0);
+    CHECK(g.w[g.row[0]] == 5 && g.col[g.row[1]] == 2 && g.w[g.row[1]] == 7);
+    app_graph_free(&g);
+  }
+  if (expect_read("noarc.gr", "p sp 3 2\na 1 2 5\na 2 x 7\n", 0, 0, ":3:") ||
+      expect_read("range.gr", "p sp 3 1\na 1 4 5\n", 0, 0, ":2:") ||
+      expect_read("early.gr", "a 1 2 3\np sp 3 1\n", 0, 0, ":1:") ||
+      expect_read("count.gr", "p sp 3 2\na 1 2 5\n", 0, 0, "declares 2 arcs") ||
+      expect_read("junk.gr", "p sp 2 1\nx\n", 0, 0, ":2:") ||
+      expect_read("nop.gr", "c only\n", 0, 0, "no problem line"))
+    return 1;
+  /* METIS: a triangle plus an isolated node (an empty line), 3 undirected edges */
+  if (expect_read("ok.graph", "% c\n4 3\n2 3\n1 3\n1 2\n\n", 4, 6, NULL) ||
+      expect_read("w.graph", "3 2 1\n2 4\n1 4 3 9\n2 9\n", 3, 4, NULL) ||
+      expect_read("short.graph", "4 3\n2 3\n1 3\n", 0, 0, "ends after 2 of 4") ||
+      expect_read("range.graph", "2 1\n2\n3\n", 0, 0, ":3:") ||
+      expect_read("count.graph", "3 3\n2\n1\n\n", 0, 0, "declares 3 edges") ||
+      expect_read("fmt.graph", "3 3 7\n", 0, 0, ":1:"))
+    return 1;
+  /* MatrixMarket */
+  if (expect_read("ok.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n3 3 2\n2 1\n3 2\n", 3, 4, NULL) ||
+      expect_read("gen.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 3 -2\n3 3 1\n", 3, 2, NULL) ||
+      expect_read("hdr.mtx", "%%MatrixMarket matrix array real general\n3 3\n", 0, 0, ":1:") ||
+      expect_read("out.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n", 0, 0, ":3:") ||
+      expect_read("val.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 abc\n", 0, 0, ":3:") ||
+      expect_read("nnz.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 2 1\n", 0, 0, "declares 2 entries"))
+    return 1;
+  {
+    app_graph g;
+    char err[256];
+    CHECK(app_graph_read("/nonexistent/x.gr", 10, &g, err, sizeof err) == WGS_EIO);
+    CHECK(strstr(err, "/nonexistent/x.gr") != NULL);
+    CHECK(app_graph_read(write_file("x.txt", "1 2\n"), 10, &g, err, sizeof err) == WGS_EINVAL);
+    CHECK(strstr(err, "unknown graph format") != NULL);
+  }
+  /* Random garbage never crashes a reader (run under ASan in development). */
+  unsigned seed = 7;
+  const char *heads[] = {"p sp 5 4\n", "5 4\n", "%%MatrixMarket matrix coordinate integer general\n5 5 4\n"};
+  const char *exts[] = {"g.gr", "g.graph", "g.mtx"};
+  for (int t = 0; t < 300; ++t) {
+    char text[256];
+    int len = snprintf(text, sizeof text, "%s", heads[t % 3]);
+    for (int k = 0; k < 40; ++k) {
+      seed = seed * 1103515245u + 12345u;
+      const char alphabet[] = "0123456789 \n\n-ax.%p";
+      text[len++] = alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+    }
+    text[len] = 0;
+    app_graph g;
+    char err[256];
+    if (app_graph_read(write_file(exts[t % 3], text), 10, &g, err, sizeof err) == 0)
+      app_graph_free(&g);
+  }
+  return 0;
+}
+
+static int t_generators(void)
+{
+  app_graph a, b, c;
+  char err[256];
+  CHECK(app_graph_rmat(10, 8, 10000, 42, &a, err, sizeof err) == 0);
+  CHECK(app_graph_rmat(10, 8, 10000, 42, &b, err, sizeof err) == 0);
+  CHECK(a.n == 1024 && a.m > 7000 && a.m <= 8192); /* self-loops dropped */
+  CHECK_MSG(a.m == b.m && !memcmp(a.col, b.col, a.m * 4) && !memcmp(a.w, b.w, a.m * 4),
+            "R-MAT is not deterministic for a fixed seed");
+  uint32_t maxdeg = 0;
+  for (uint32_t v = 0; v < a.n; ++v) {
+    uint32_t d = a.row[v + 1] - a.row[v];
+    maxdeg = d > maxdeg ? d : maxdeg;
+  }
+  CHECK_MSG(maxdeg > 24, "R-MAT max degree %u: expected a skewed distribution (mean 8)", maxdeg);
+  for (uint32_t k = 0; k < a.m; ++k)
+    CHECK(a.w[k] >= 1 && a.w[k] <= 10000);
+  app_graph_free(&b);
+  CHECK(app_graph_rmat(10, 8, 10000, 43, &b, err, sizeof err) == 0);
+  CHECK_MSG(a.m != b.m || memcmp(a.col, b.col, a.m * 4), "a different seed gave the same R-MAT graph");
+  app_graph_free(&a);
+  app_graph_free(&b);
+  CHECK(app_graph_random(8, 4, 100, 1, &a, err, sizeof err) == 0);
+  CHECK(a.n == 256 && a.m == 1024);
+  for (uint32_t v = 0; v < a.n; ++v)
+    CHECK(a.row[v + 1] - a.row[v] == 4);
+  app_graph_free(&a);
+  CHECK(app_graph_grid(4, 3, 100, 1, &c, err, sizeof err) == 0);
+  CHECK(c.n == 12 && c.m == 2 * (3 * 3 + 4 * 2) && c.symmetric);
+  CHECK(app_graph_from_spec("grid:5x2", 100, 1, &a, err, sizeof err) == 0 && a.n == 10);
+  app_graph_free(&a);
+  CHECK(app_graph_from_spec("rmat:0", 100, 1, &a, err, sizeof err) == WGS_EINVAL);
+  CHECK(strstr(err, "scale 0") != NULL);
+  CHECK(app_graph_from_spec("grid:ax3", 100, 1, &a, err, sizeof err) == WGS_EINVAL);
+  /* symmetrise: every edge has its reverse, no duplicates, no self-loops */
+  CHECK(app_graph_rmat(8, 8, 100, 5, &a, err, sizeof err) == 0);
+  CHECK(app_graph_symmetrize(&a, err, sizeof err) == 0 && a.symmetric);
+  for (uint32_t u = 0; u < a.n; ++u)
+    for (uint32_t k = a.row[u]; k < a.row[u + 1]; ++k) {
+      uint32_t v = a.col[k], found = 0;
+      CHECK(v != u);
+      CHECK(k == a.row[u] || a.col[k - 1] < v);
+      for (uint32_t j = a.row[v]; j < a.row[v + 1]; ++j)
+        found += a.col[j] == u;
+      CHECK_MSG(found == 1, "edge %u-%u has %u reverse edges", u, v, found);
+    }
+  app_graph_free(&a);
+  app_graph_free(&c);
+  return 0;
+}
+
+static int t_references(void)
+{
+  app_graph g;
+  char err[256];
+  /* 2x3 grid: bfs levels from node 0 are the Manhattan distances */
+  CHECK(app_graph_grid(3, 2, 1, 1, &g, err, sizeof err) == 0);
+  uint32_t lv[6], want[6] = {0, 1, 2, 1, 2, 3};
+  app_ref_bfs(&g, 0, lv);
+  CHECK(!memcmp(lv, want, sizeof lv));
+  app_ref_sssp(&g, 0, lv); /* all weights 1: the same */
+  CHECK(!memcmp(lv, want, sizeof lv));
+  /* bc on a path 0-1-2 from all sources: node 1 lies on the paths 0-2 and 2-0 */
+  app_graph p;
+  CHECK(app_graph_grid(3, 1, 1, 1, &p, err, sizeof err) == 0);
+  uint32_t srcs[3] = {0, 1, 2};
+  double bc[3];
+  app_ref_bc(&p, srcs, 3, bc);
+  CHECK_MSG(bc[0] == 0 && bc[1] == 2 && bc[2] == 0, "bc = %g %g %g, expected 0 2 0", bc[0], bc[1], bc[2]);
+  /* a weighted directed graph where the shortest path is not the fewest hops */
+  const char *path = write_file("sp.gr", "p sp 3 3\na 1 3 10\na 1 2 3\na 2 3 4\n");
+  app_graph d;
+  CHECK(app_graph_read(path, 1, &d, err, sizeof err) == 0);
+  app_ref_sssp(&d, 0, lv);
+  CHECK(lv[0] == 0 && lv[1] == 3 && lv[2] == 7);
+  app_ref_bfs(&d, 2, lv);
+  CHECK(lv[2] == 0 && lv[0] == APP_NONE && lv[1] == APP_NONE);
+  app_graph_free(&g);
+  app_graph_free(&p);
+  app_graph_free(&d);
+  return 0;
+}
+
+static int t_checks(void)
+{
+  app_graph g;
+  char err[256];
+  CHECK(app_graph_grid(3, 3, 1, 1, &g, err, sizeof err) == 0);
+  uint32_t want[9], got[9];
+  app_ref_bfs(&g, 0, want);
+  memcpy(got, want, sizeof got);
+  CHECK(app_check_levels(&g, want, got, "level", err, sizeof err) == 0);
+  got[4]++;
+  CHECK(app_check_levels(&g, want, got, "level", err, sizeof err) == WGS_EMISMATCH);
+  CHECK(strstr(err, "node 4") != NULL);
+  /* 3x3 grid: corners and centre form a maximal independent set */
+  uint32_t s[9];
+  for (int v = 0; v < 9; ++v)
+    s[v] = (v % 2 == 0) ? APP_MIS_IN : APP_MIS_OUT;
+  CHECK_MSG(app_check_mis(&g, s, err, sizeof err) == 0, "%s", err);
+  s[1] = APP_MIS_IN;
+  CHECK(app_check_mis(&g, s, err, sizeof err) == WGS_EMISMATCH && strstr(err, "adjacent"));
+  s[1] = APP_MIS_OUT;
+  s[4] = APP_MIS_OUT; /* centre out, neighbours 1,3,5,7 all out: not maximal */
+  CHECK(app_check_mis(&g, s, err, sizeof err) == WGS_EMISMATCH && strstr(err, "not maximal"));
+  s[4] = APP_MIS_UNDECIDED;
+  CHECK(app_check_mis(&g, s, err, sizeof err) == WGS_EMISMATCH && strstr(err, "undecided"));
+  uint32_t col[9], nc;
+  for (int v = 0; v < 9; ++v)
+    col[v] = v % 2;
+  CHECK(app_check_color(&g, col, &nc, err, sizeof err) == 0 && nc == 2);
+  col[1] = 0;
+  CHECK(app_check_color(&g, col, &nc, err, sizeof err) == WGS_EMISMATCH);
+  col[1] = APP_NONE;
+  CHECK(app_check_color(&g, col, &nc, err, sizeof err) == WGS_EMISMATCH && strstr(err, "no colour"));
+  double bw[9] = {0};
+  float bg[9] = {0};
+  bw[4] = 100;
+  bg[4] = 100.05f;
+  CHECK(app_check_bc(&g, bw, bg, err, sizeof err) == 0);
+  bg[4] = 100.5f;
+  CHECK(app_check_bc(&g, bw, bg, err, sizeof err) == WGS_EMISMATCH);
+  /* the references refuse what they cannot answer */
+  app_options o;
+  app_options_init(&o);
+  app_reference r;
+  o.src = 9;
+  CHECK(app_reference_make(&g, APP_BFS, &o, &r, err, sizeof err) == WGS_EINVAL && strstr(err, "0..8"));
+  app_graph d;
+  CHECK(app_graph_random(4, 2, 5, 1, &d, err, sizeof err) == 0);
+  o.src = 0;
+  CHECK(app_reference_make(&d, APP_MIS, &o, &r, err, sizeof err) == WGS_EINVAL && strstr(err, "undirected"));
+  app_graph_free(&d);
+  app_graph_free(&g);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 2) {
+    fprintf(stderr, "usage: test_apps readers|generators|references|checks\n");
+    return 2;
+  }
+  if (!mkdtemp(tmpdir)) {
+    perror("mkdtemp");
+    return 1;
+  }
+  int rc;
+  if (!strcmp(argv[1], "readers"))
+    rc = t_readers();
+  else if (!strcmp(argv[1], "generators"))
+    rc = t_generators();
+  else if (!strcmp(argv[1], "references"))
+    rc = t_references();
+  else if (!strcmp(argv[1], "checks"))
+    rc = t_checks();
+  else {
+    fprintf(stderr, "test_apps: unknown case '%s'\n", argv[1]);
+    rc = 2;
+  }
+  char cmd[600];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system(cmd)) {
+  }
+  if (!rc)
+    printf("PASS %s\n", argv[1]);
+  return rc;
+}
