@@ -5,6 +5,7 @@
 #   scripts/gpu.sh smoke   build + devices + a short barrier/discover/bound on NVIDIA
 #   scripts/gpu.sh full    build + ctest on NVIDIA + bound/discover for the four settings
 #   scripts/gpu.sh cuda    build + the CUDA tests + the CUDA benchmark
+#   scripts/gpu.sh apps    build + the app tests on NVIDIA OpenCL and CUDA + Table 4 on both
 set -uo pipefail
 mode=${1:-full}
 OUT=${OUT:-$PWD/out}
@@ -57,6 +58,19 @@ if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
   build-gpu/bench/wgsync-bench-cuda "$R/cuda"
     cli_latency
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
+  exit 0
+fi
+
+if [ "$mode" = apps ]; then   # seed 003 Table 4 on NVIDIA OpenCL and CUDA
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
+  (cd build-gpu && ctest -j1 -R '^apps?\.' --output-on-failure 2>&1 | tee "$R/ctest-apps-nvidia.log" | tail -12)
+  (cd build-gpu && ctest -j1 -R '^cuda' 2>&1 | tail -3)
+  pack
+  scripts/table4-run.sh $W "$R/nvidia-opencl" gpu "${RUNS:-5}"; pack
+  WGSYNC_DEVICE=cuda scripts/table4-run.sh $W "$R/cuda" gpu "${RUNS:-5}" -n cuda; pack
+  python3 scripts/table4.py "$R/nvidia-opencl" "$R/cuda" > /dev/null; pack
+  cat "$R"/*/table4.md
   exit 0
 fi
 
