@@ -85,7 +85,14 @@ int app_reference_make(const app_graph *g, app_id a, const app_options *o, app_r
         !(r->bc = malloc((size_t)g->n * sizeof *r->bc)))
       break;
     r->nsrc = app_bc_sources(g, k, r->sources);
-    app_ref_bc(g, r->sources, r->nsrc, r->bc);
+    double max_sigma = app_ref_bc(g, r->sources, r->nsrc, r->bc);
+    if (max_sigma > 1e37) { /* float's range ends at 3.4e38; sums of ratios need headroom */
+      app_reference_free(r);
+      snprintf(err, errlen, "bc on '%s': shortest-path counts reach %.3g, beyond the float range "
+               "(3.4e38) the device keeps them in; use a smaller or less regular graph (on a "
+               "k x k grid the counts grow like 4^k)", g->name, max_sigma);
+      return WGS_ELIMIT;
+    }
     return 0;
   }
   default:

@@ -184,6 +184,9 @@ typedef struct {
   wgs_discovery discovery;
   double timeout_ms;        /* checked builds: how long one spin may wait; 0: default */
   wgs_barrier barrier;      /* which grid barrier wgs_grid_barrier runs */
+  int time_protocol;        /* 1: measure res.protocol_us on the device clock (each group stamps
+                               its start and exit; 16 bytes per group are read back after the
+                               kernel). 0 (default): skip, as a production launch should */
 } wgs_launch_config;
 
 typedef struct {

@@ -64,7 +64,11 @@ fi
 if [ "$mode" = apps ]; then   # seed 003 Table 4 on NVIDIA OpenCL and CUDA
   R=$(mktemp -d)/results; mkdir -p "$R"
   pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
-  (cd build-gpu && ctest -j1 -R '^apps?\.' --output-on-failure 2>&1 | tee "$R/ctest-apps-nvidia.log" | tail -12)
+  if [ -n "${FULLTEST:-}" ]; then   # the whole suite on NVIDIA OpenCL (and the CUDA tests)
+    (cd build-gpu && ctest -j1 --output-on-failure 2>&1 | tee "$R/ctest-nvidia.log" | grep -E "tests passed|Failed|\*\*\*|Not Run" | tail -20)
+  else
+    (cd build-gpu && ctest -j1 -R '^apps?\.' --output-on-failure 2>&1 | tee "$R/ctest-apps-nvidia.log" | tail -12)
+  fi
   (cd build-gpu && ctest -j1 -R '^cuda' 2>&1 | tail -3)
   pack
   scripts/table4-run.sh $W "$R/nvidia-opencl" gpu "${RUNS:-5}"; pack

@@ -14,7 +14,7 @@ if [ "$SET" = gpu ]; then
           sssp:rmat:16 sssp:random:20 sssp:grid:1000
           mis:rmat:16 mis:random:20 mis:grid:1000
           color:rmat:16 color:random:20 color:grid:1000
-          bc:rmat:14 bc:random:16 bc:grid:300"
+          bc:rmat:14 bc:random:16 bc:grid:60"
 else
   inputs="bfs:rmat:12 bfs:grid:64 sssp:rmat:12 sssp:grid:64 mis:rmat:12 mis:grid:100
           color:rmat:12 color:grid:100 bc:rmat:10 bc:grid:32"

@@ -321,6 +321,7 @@ void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_
                             wgs_launch_config *lc)
 {
   wgs_launch_config_init(lc);
+  lc->time_protocol = 1; /* the microbenchmarks report the protocol time */
   lc->local_size = c->local_size;
   lc->groups = groups;
   lc->lock = c->lock;

@@ -68,8 +68,9 @@ uint32_t app_priority(uint32_t v);
 /* ---- CPU references and checks -------------------------------------------------------- */
 void app_ref_bfs(const app_graph *g, uint32_t src, uint32_t *level);
 void app_ref_sssp(const app_graph *g, uint32_t src, uint32_t *dist); /* Dijkstra */
-/* Brandes over the given sources, unnormalised, both directions counted (as the GPU version). */
-void app_ref_bc(const app_graph *g, const uint32_t *sources, uint32_t nsrc, double *bc);
+/* Brandes over the given sources, unnormalised, both directions counted (as the GPU version).
+ * Returns the largest shortest-path count met (the device keeps these in float). */
+double app_ref_bc(const app_graph *g, const uint32_t *sources, uint32_t nsrc, double *bc);
 
 /* Each returns 0 when the result is right, else a status with the first wrong node in err. */
 int app_check_levels(const app_graph *g, const uint32_t *want, const uint32_t *got,

@@ -101,8 +101,9 @@ void app_ref_sssp(const app_graph *g, uint32_t src, uint32_t *dist)
 }
 
 /* Brandes: a BFS from each source, then dependencies accumulated from the deepest level up. */
-void app_ref_bc(const app_graph *g, const uint32_t *sources, uint32_t nsrc, double *bc)
+double app_ref_bc(const app_graph *g, const uint32_t *sources, uint32_t nsrc, double *bc)
 {
+  double max_sigma = 0;
   size_t n = g->n;
   uint32_t *level = malloc(n * sizeof *level), *order = malloc((n + 1) * sizeof *order);
   double *sigma = malloc(n * sizeof *sigma), *delta = malloc(n * sizeof *delta);
@@ -135,6 +136,7 @@ void app_ref_bc(const app_graph *g, const uint32_t *sources, uint32_t nsrc, doub
     }
     while (tail-- > 0) {
       uint32_t v = order[tail];
+      max_sigma = sigma[v] > max_sigma ? sigma[v] : max_sigma;
       for (uint32_t k = g->row[v]; k < g->row[v + 1]; ++k) {
         uint32_t u = g->col[k];
         if (level[u] == level[v] + 1)
@@ -149,6 +151,7 @@ out:
   free(order);
   free(sigma);
   free(delta);
+  return max_sigma;
 }
 
 uint32_t app_bc_sources(const app_graph *g, uint32_t nsrc, uint32_t *out)

@@ -42,6 +42,8 @@ struct wgs_cuda_state {
   int device;
   unsigned *mem;
   uint32_t max_groups;
+  unsigned *io;          /* pinned: header in, header out, final count (one round trip) */
+  cudaEvent_t e0, e1;    /* kernel time, made once per state */
 };
 
 extern "C" int wgs_cuda_device_count(int *count)
@@ -127,6 +129,15 @@ extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_s
   st->device = device;
   st->mem = mem;
   st->max_groups = max_groups;
+  cudaError_t e = cudaMallocHost((void **)&st->io, (2 * HEADER_WORDS + 1) * sizeof(unsigned));
+  if (e == cudaSuccess)
+    e = cudaEventCreate(&st->e0);
+  if (e == cudaSuccess)
+    e = cudaEventCreate(&st->e1);
+  if (e != cudaSuccess) {
+    wgs_cuda_state_release(st);
+    return cuda_fail("wgs_cuda_state_create: pinned buffer and events", e);
+  }
   *out = st;
   return WGS_OK;
 }
@@ -136,6 +147,12 @@ extern "C" void wgs_cuda_state_release(wgs_cuda_state_t *st)
   if (!st)
     return;
   cudaFree(st->mem);
+  if (st->io)
+    cudaFreeHost(st->io);
+  if (st->e0)
+    cudaEventDestroy(st->e0);
+  if (st->e1)
+    cudaEventDestroy(st->e1);
   free(st);
 }
 
@@ -223,7 +240,8 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   c[WGS_CFG_MAX_GROUPS] = st->max_groups;
   c[WGS_CFG_LIMIT_LO] = (uint32_t)limit;
   c[WGS_CFG_LIMIT_HI] = (uint32_t)(limit >> 32);
-  c[WGS_CFG_TIMED] = mode == WGS_MODE_DISCOVER;
+  int timed = mode == WGS_MODE_DISCOVER && cfg.time_protocol;
+  c[WGS_CFG_TIMED] = timed;
   c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
   c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
   c[WGS_CFG_BARRIER] = cfg.barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
@@ -236,31 +254,36 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   unsigned *state_ptr = st->mem;
   argv[cfg.state_arg] = &state_ptr;
 
-  cudaEvent_t e0 = NULL, e1 = NULL;
+  /* One host-device round trip per launch: the header goes down and the results come back
+   * through a pinned buffer, queued with the kernel, then a single synchronise. */
+  cudaEvent_t e0 = st->e0, e1 = st->e1;
   cudaError_t e;
+  unsigned *io_in = st->io, *io_out = st->io + HEADER_WORDS, *io_fin = st->io + 2 * HEADER_WORDS;
+  memcpy(io_in, h, sizeof h);
   rc = WGS_OK;
 #define STEP(call, what)                                                                     \
   if (rc == WGS_OK && (e = (call)) != cudaSuccess)                                           \
     rc = cuda_fail((what), e);
-  STEP(cudaMemcpyAsync(st->mem, h, sizeof h, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync(state header)")
+  STEP(cudaMemcpyAsync(st->mem, io_in, sizeof h, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync(state header)")
   STEP(cudaMemsetAsync(st->mem + HEADER_WORDS, 0, (size_t)WGS_A_WORDS(st->max_groups) * sizeof(unsigned), stream),
        "cudaMemsetAsync(state arrays)")
-  STEP(cudaEventCreate(&e0), "cudaEventCreate")
-  STEP(cudaEventCreate(&e1), "cudaEventCreate")
   STEP(cudaEventRecord(e0, stream), "cudaEventRecord")
   STEP(cudaLaunchKernel(kernel, dim3(groups), dim3((unsigned)local), argv, shared_bytes, stream),
        "cudaLaunchKernel")
   STEP(cudaEventRecord(e1, stream), "cudaEventRecord")
+  STEP(cudaMemcpyAsync(io_out, st->mem, sizeof back, cudaMemcpyDeviceToHost, stream),
+       "cudaMemcpyAsync(state header)")
+  STEP(cudaMemcpyAsync(io_fin, st->mem + WGS_OFF_FINAL(st->max_groups), sizeof(unsigned),
+                       cudaMemcpyDeviceToHost, stream),
+       "cudaMemcpyAsync(final count)")
   STEP(cudaStreamSynchronize(stream), "kernel execution (cudaStreamSynchronize)")
-  STEP(cudaMemcpy(back, st->mem, sizeof back, cudaMemcpyDeviceToHost), "cudaMemcpy(state header)")
 #undef STEP
   if (rc == WGS_OK) {
     float ms = 0;
     if (cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess)
       res->kernel_us = ms * 1e3;
+    memcpy(back, io_out, sizeof back);
   }
-  if (e0) cudaEventDestroy(e0);
-  if (e1) cudaEventDestroy(e1);
   if (argv != argv_local)
     free(argv);
   if (rc != WGS_OK) {
@@ -270,13 +293,9 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   }
   res->launched = groups;
   res->participants = mode == WGS_MODE_DISCOVER ? back[WGS_W_COUNT] : groups;
-  if (mode == WGS_MODE_DISCOVER && cfg.lock == WGS_LOCK_FREE) {
-    unsigned fin = 0;
-    CU(cudaMemcpy(&fin, st->mem + WGS_OFF_FINAL(st->max_groups), sizeof fin, cudaMemcpyDeviceToHost),
-       "cudaMemcpy(final count)");
-    res->participants = fin ? fin - 1 : 0;
-  }
-  if (mode == WGS_MODE_DISCOVER) {
+  if (mode == WGS_MODE_DISCOVER && cfg.lock == WGS_LOCK_FREE)
+    res->participants = *io_fin ? *io_fin - 1 : 0;
+  if (timed) {
     unsigned *t = (unsigned *)malloc((size_t)groups * 4 * sizeof *t);
     if (t && cudaMemcpy(t, st->mem + WGS_OFF_TIME(st->max_groups), (size_t)groups * 4 * sizeof *t,
                         cudaMemcpyDeviceToHost) == cudaSuccess) {
