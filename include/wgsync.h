@@ -184,6 +184,12 @@ typedef struct {
   wgs_discovery discovery;
   double timeout_ms;        /* checked builds: how long one spin may wait; 0: default */
   wgs_barrier barrier;      /* which grid barrier wgs_grid_barrier runs */
+  uint32_t close_at;        /* the quiescence wait ends as soon as this many groups have polled.
+                               0: automatic (CPU devices: their compute units, which on PoCL is
+                               the worker-thread count, i.e. the occupancy bound; CUDA: what the
+                               occupancy API says for this kernel; other devices: off);
+                               UINT32_MAX: off. Too high only means the full wait, too low
+                               closes early (fewer participants); safety is unaffected */
   int time_protocol;        /* 1: measure res.protocol_us on the device clock (each group stamps
                                its start and exit; 16 bytes per group are read back after the
                                kernel). 0 (default): skip, as a production launch should */

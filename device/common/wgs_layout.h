@@ -38,6 +38,8 @@
 #define WGS_CFG_WAIT_LO 8u    /* closer's wait outside the mutex before closing (wgsync), low */
 #define WGS_CFG_WAIT_HI 9u    /*   (iterations, or nanoseconds where the device has a timer) */
 #define WGS_CFG_BARRIER 10u   /* WGS_BARRIER_KIND_* */
+#define WGS_CFG_ENOUGH 11u    /* the close wait ends once this many groups have polled (0: never):
+                                 a count no launch can exceed, e.g. a CPU's worker threads */
 
 #define WGS_LOCK_KIND_TICKET 0u
 #define WGS_LOCK_KIND_SPIN 1u

@@ -170,14 +170,21 @@ WGS_DEV void wgs__unlock(unsigned *s, unsigned kind, unsigned ticket)
   else
     wgs__st_rel(&s[WGS_W_TICKET_SERVE], ticket + 1u);
 }
-/* Quiescence wait (wgsync): until *word stays unchanged for wait_ns, or until stop() says so. */
+/* Quiescence wait (wgsync): until *word stays unchanged for wait_ns, or until stop() says so,
+ * or until *word reaches the host's "enough" (the kernel's occupancy from the occupancy API):
+ * then every group that can be resident has polled, and waiting longer adds nobody. An "enough"
+ * that is too high only falls back to the quiet period; one too low closes early (fewer
+ * participants). Either way only the closer's timing changes: §3.2's properties hold. */
 WGS_DEV void wgs__quiesce(unsigned *s, const unsigned *word, unsigned seen, bool watch_poll)
 {
   unsigned long long wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__timer_ns();
+  unsigned enough = s[WGS_W_CONFIG + WGS_CFG_ENOUGH];
   while (wgs__timer_ns() - w0 < wait) {
     if (watch_poll && (wgs__ld_acq(&s[WGS_W_POLL]) == 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
       break; /* closed already: waiting longer adds nobody */
     unsigned now = wgs__ld_rlx(word);
+    if (enough != 0u && (now & ~WGS_COUNT_CLOSED) >= enough)
+      break;
     if (now != seen) {
       seen = now;
       w0 = wgs__timer_ns();

@@ -131,6 +131,7 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
      * threads than cores costs a context switch each. Only the closer's timing changes, so the
      * four properties of §3.2 are untouched. W = 0 is Fig. 3 as published. */
     ulong wait = ((ulong)s[WGS_W_CONFIG + WGS_CFG_WAIT_HI] << 32) | s[WGS_W_CONFIG + WGS_CFG_WAIT_LO];
+    uint enough = s[WGS_W_CONFIG + WGS_CFG_ENOUGH];
     if (wait != 0u) {
       ulong w0 = wgs__timer_ns(), i = 0u;
       uint seen = wgs__ld_rlx(&s[WGS_W_COUNT]);
@@ -141,6 +142,11 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
         if (wgs__ld_acq(&s[WGS_W_POLL]) == 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u)
           break; /* somebody closed already: waiting longer cannot add participants */
         uint now = wgs__ld_rlx(&s[WGS_W_COUNT]);
+        /* The host's "enough": a count no launch can exceed (a CPU device's worker threads).
+         * Once reached, every group that can be resident has polled: stop waiting. Too high
+         * only falls back to the quiet period, too low closes early; only timing changes. */
+        if (enough != 0u && now >= enough)
+          break;
         if (now != seen) { /* a new participant: restart the quiet period */
           seen = now;
           w0 = wgs__timer_ns();
@@ -188,9 +194,12 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group)
     ulong wait = ((ulong)s[WGS_W_CONFIG + WGS_CFG_WAIT_HI] << 32) | s[WGS_W_CONFIG + WGS_CFG_WAIT_LO];
     ulong w0 = wgs__timer_ns(), i = 0u;
     uint seen = 1u;
+    uint enough = s[WGS_W_CONFIG + WGS_CFG_ENOUGH];
     while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait) : (i < wait)) {
       ++i;
       uint now = wgs__ld_rlx(&s[WGS_W_COUNT]);
+      if (enough != 0u && (now & ~WGS_COUNT_CLOSED) >= enough)
+        break; /* as in wgs__poll above */
       if (now != seen) { /* a new participant: restart the quiet period */
         seen = now;
         w0 = wgs__timer_ns();

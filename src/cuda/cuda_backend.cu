@@ -245,6 +245,15 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
   c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
   c[WGS_CFG_BARRIER] = cfg.barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
+  if (mode == WGS_MODE_DISCOVER && cfg.close_at != UINT32_MAX) {
+    uint32_t enough = cfg.close_at;
+    int per_sm = 0, sms = 0;
+    if (!enough && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)local, shared_bytes) == cudaSuccess &&
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) == cudaSuccess)
+      enough = (uint32_t)(per_sm * sms);
+    cudaGetLastError(); /* a failed query only means no early close */
+    c[WGS_CFG_ENOUGH] = enough;
+  }
 
   void *argv_local[32];
   void **argv = argv_local;

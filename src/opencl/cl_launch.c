@@ -296,6 +296,10 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
   uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
   int timed = dev->info.has_timer && mode == WGS_MODE_DISCOVER && cfg.time_protocol;
   fill_header(h, cfg.lock, cfg.delay, wait, mode, st->max_groups, limit, timed, cfg.barrier);
+  h[WGS_W_CONFIG + WGS_CFG_ENOUGH] = cfg.close_at == UINT32_MAX ? 0u
+                                     : cfg.close_at             ? cfg.close_at
+                                     : dev->info.is_cpu         ? dev->info.compute_units
+                                                                : 0u;
   double kus = -1;
   uint32_t fin = 0;
   int rc = run_once(st, kernel, cfg.state_arg, local, groups, h, back, &fin, &kus);
