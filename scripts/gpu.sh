@@ -6,6 +6,7 @@
 #   scripts/gpu.sh full    build + ctest on NVIDIA + bound/discover for the four settings
 #   scripts/gpu.sh cuda    build + the CUDA tests + the CUDA benchmark
 #   scripts/gpu.sh apps    build + the app tests on NVIDIA OpenCL and CUDA + Table 4 on both
+#   scripts/gpu.sh split   build + the work-group split tests and benchmark on NVIDIA OpenCL
 set -uo pipefail
 mode=${1:-full}
 OUT=${OUT:-$PWD/out}
@@ -75,6 +76,15 @@ if [ "$mode" = apps ]; then   # seed 003 Table 4 on NVIDIA OpenCL and CUDA
   WGSYNC_DEVICE=cuda scripts/table4-run.sh $W "$R/cuda" gpu "${RUNS:-5}" -n cuda; pack
   python3 scripts/table4.py "$R/nvidia-opencl" "$R/cuda" > /dev/null; pack
   cat "$R"/*/table4.md
+  exit 0
+fi
+
+if [ "$mode" = split ]; then   # the work-group split barrier on NVIDIA OpenCL
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  (cd build-gpu && ctest -j1 -R 'wg_split|^split' --output-on-failure 2>&1 | tee "$R/ctest-split-nvidia.log" | tail -8)
+  build-gpu/tests/test_wgsync wg_split 2>&1 | tee "$R/wg_split-nvidia.log"
+  build-gpu/bench/wgsync-bench-split-cl "$R" 2>&1 | tee "$R/bench-split-cl.log"
+  tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   exit 0
 fi
 

@@ -260,44 +260,58 @@ static int case_wg_split(void)
 {
   wgs_device_info in;
   wgs_device_t *dev = open_default(&in);
-  printf("split barrier: %s\n", in.has_split_barrier ? "native (extension reported)" : "wgsync polyfill");
-  char *src = read_text("wg_split.cl");
-  wgs_program_t *prog;
-  char opts[64];
-  snprintf(opts, sizeof opts, "-D WG_SIZE=%zu", LOCAL);
-  CHECK_OK(wgs_program_build(dev, src, opts, 0, &prog));
-  free(src);
+  cl_command_queue q = wgs_device_opencl_queue(dev);
   const size_t groups = 8, local = LOCAL, global = groups * local;
   wgs_buffer_t *bad, *data;
   CHECK_OK(wgs_buffer_create(dev, 16, &bad));
   CHECK_OK(wgs_buffer_create(dev, global * 4, &data));
-  const char *names[] = {"visibility", "global_flags", "scoped"};
-  uint32_t rounds = 500;
-  cl_command_queue q = wgs_device_opencl_queue(dev);
-  for (int i = 0; i < 3; i++) {
-    wgs_kernel_t *k;
-    int rc = wgs_kernel_create(prog, names[i], &k);
-    if (rc == WGS_ENOKERNEL && i == 2) { /* OpenCL C 1.2: no memory_scope overloads */
-      printf("%s: not built (OpenCL C 1.2 has no memory_scope)\n", names[i]);
-      continue;
+  char *src = read_text("wg_split.cl");
+  for (int storage = 0; storage < 2; storage++) {
+    printf("split barrier%s: %s\n", storage ? " with WGS_WG_SPLIT_STORAGE" : "",
+           in.has_split_barrier ? "native (extension reported)"
+           : storage && in.atomics == WGS_ATOMICS_PTX ? "real split (mbarrier)"
+                                                      : "wgsync polyfill");
+    wgs_program_t *prog;
+    char opts[64];
+    snprintf(opts, sizeof opts, "-D WG_SIZE=%zu%s", LOCAL, storage ? " -D STORAGE" : "");
+    CHECK_OK(wgs_program_build(dev, src, opts, 0, &prog));
+    const char *names[] = {"visibility", "global_flags", "scoped", "nonuniform"};
+    uint32_t rounds = 500;
+    for (int i = 0; i < 4; i++) {
+      wgs_kernel_t *k;
+      int rc = wgs_kernel_create(prog, names[i], &k);
+      if (rc == WGS_ENOKERNEL && i == 2) { /* OpenCL C 1.2: no memory_scope overloads */
+        printf("%s: not built (OpenCL C 1.2 has no memory_scope)\n", names[i]);
+        continue;
+      }
+      CHECK_OK(rc);
+      uint32_t zero[4] = {0, 0, 0, 0}, got[4];
+      CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
+      CHECK_OK(wgs_kernel_set_arg_buffer(k, 0, bad));
+      CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, data));
+      CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
+      /* nonuniform: 2.5 groups, the last one half full (OpenCL 2.0+ non-uniform work-groups) */
+      size_t g = i == 3 ? 2 * local + local / 2 : global;
+      cl_int e = clEnqueueNDRangeKernel(q, wgs_kernel_opencl(k), 1, NULL, &g, &local, 0, NULL, NULL);
+      if (i == 3 && e == CL_INVALID_WORK_GROUP_SIZE) {
+        printf("%s: not run: the device does not support non-uniform work-groups (clinfo: \"Non-uniform work-groups No\")\n", names[i]);
+        wgs_kernel_release(k);
+        continue;
+      }
+      CHECK_EQ(e, CL_SUCCESS);
+      CHECK_EQ(clFinish(q), CL_SUCCESS);
+      CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
+      printf("%s: %u rounds x %zu work-items, %u wrong reads\n", names[i], rounds, g, got[0]);
+      CHECK_EQ(got[0], 0);
+      if (i == 3)
+        CHECK_EQ(got[1], g); /* sizes summed over the groups: the last group really was smaller */
+      wgs_kernel_release(k);
     }
-    CHECK_OK(rc);
-    uint32_t zero[4] = {0, 0, 0, 0}, got[4];
-    CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
-    CHECK_OK(wgs_kernel_set_arg_buffer(k, 0, bad));
-    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, data));
-    CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
-    cl_int e = clEnqueueNDRangeKernel(q, wgs_kernel_opencl(k), 1, NULL, &global, &local, 0, NULL, NULL);
-    CHECK_EQ(e, CL_SUCCESS);
-    CHECK_EQ(clFinish(q), CL_SUCCESS);
-    CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
-    printf("%s: %u rounds x %zu groups, %u wrong reads\n", names[i], rounds, groups, got[0]);
-    CHECK_EQ(got[0], 0);
-    wgs_kernel_release(k);
+    wgs_program_release(prog);
   }
+  free(src);
   wgs_buffer_release(bad);
   wgs_buffer_release(data);
-  wgs_program_release(prog);
   wgs_device_close(dev);
   return 0;
 }

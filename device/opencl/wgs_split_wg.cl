@@ -18,7 +18,90 @@
  * It does not let work-items run ahead between arrive and wait beyond what a barrier allows: on
  * devices without a real split, that is the price; the semantics are the same.
  */
-#if !defined(cl_intel_split_work_group_barrier)
+/*
+ * A real split on NVIDIA (the ptx layer, sm_80+): a shared-memory mbarrier through inline PTX.
+ * It needs per-work-group storage, so a kernel opts in with one line at its top:
+ *
+ *     __kernel void k(...) { WGS_WG_SPLIT_STORAGE; ... intel_work_group_barrier_arrive(...) ... }
+ *
+ * The line declares a __local block (the 8-byte mbarrier and one phase bit per work-item) and
+ * initialises it (one work-item inits the mbarrier with the group's size, then a work-group
+ * barrier). Kernels without the line get the polyfill below, unchanged, on every device; on
+ * devices other than NVIDIA the line expands to nothing. How the two coexist: the macros test
+ * wgs__wg_split_real, a program-scope constant 0 that the line shadows with a local 1, and pass
+ * the storage to the asm as an integer shared-window address (the same cast works on the
+ * program-scope fallback array), so the dead branch always compiles and is removed.
+ *
+ * Semantics (seed 000): arrive = mbarrier.arrive (release at CTA scope, PTX's default), wait =
+ * spin on mbarrier.test_wait.parity (acquire at CTA scope) for the phase this work-item arrived
+ * in. Release/acquire at CTA scope orders every memory access of the work-item (local and
+ * global) for the other work-items of the group: at least the intersection of the flags at
+ * work-group scope, which is all a 1.x kernel can ask. Every work-item arrives once per phase
+ * (the seed's rule), so its k-th arrive is in phase k; the phase bit it keeps in local memory is
+ * k's parity. A regular barrier between arrive and wait is fine: the mbarrier is independent
+ * of bar.sync. Work-items really run ahead: a wait returns as soon as the last work-item of the
+ * group has arrived, whatever they do in between.
+ */
+#if defined(WGS_LAYER_PTX) && !defined(cl_intel_split_work_group_barrier) && \
+    !defined(WGS_NO_MBARRIER)
+#define WGS__WG_SPLIT_WORDS 34u /* mbarrier (2 words) + 1024 phase bits */
+__constant uint wgs__wg_split_mem[1] = {0u};
+__constant int wgs__wg_split_real = 0;
+#define WGS_WG_SPLIT_STORAGE                                                                  \
+  __local uint wgs__wg_split_mem[WGS__WG_SPLIT_WORDS];                                        \
+  const int wgs__wg_split_real = 1;                                                           \
+  wgs__wg_split_init((uint)(size_t)wgs__wg_split_mem)
+#define WGS__WG_LID                                                                           \
+  ((uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))))
+void wgs__wg_split_init(uint bar)
+{
+  uint lid = WGS__WG_LID;
+  uint n = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
+  if (lid == 0u)
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(bar), "r"(n) : "memory");
+  if (lid < 32u) /* phase bits start at 0: every work-item's first arrive is in phase 0 */
+    asm volatile("st.shared.u32 [%0], 0;" ::"r"(bar + 8u + 4u * lid) : "memory");
+  barrier(CLK_LOCAL_MEM_FENCE);
+}
+void wgs__wg_split_arrive(uint bar)
+{
+  uint lid = WGS__WG_LID, word = bar + 8u + 4u * (lid >> 5), bit = 1u << (lid & 31u), old;
+  ulong token; /* unused: the phase bit stands in for it (it would need private state) */
+  asm volatile("atom.shared.xor.b32 %0, [%1], %2;" : "=r"(old) : "r"(word), "r"(bit) : "memory");
+  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(token) : "r"(bar) : "memory");
+}
+void wgs__wg_split_wait(uint bar)
+{
+  uint lid = WGS__WG_LID, word = bar + 8u + 4u * (lid >> 5), bits, done = 0u;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(bits) : "r"(word) : "memory");
+  /* after k + 1 arrives the bit is (k + 1) & 1; the phase to wait for is k, parity k & 1 */
+  uint parity = ((bits >> (lid & 31u)) & 1u) ^ 1u;
+  while (!done)
+    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+}
+#define intel_work_group_barrier_arrive(flags)                                                \
+  do {                                                                                        \
+    if (wgs__wg_split_real)                                                                   \
+      wgs__wg_split_arrive((uint)(size_t)wgs__wg_split_mem);                                  \
+    else                                                                                      \
+      mem_fence((flags));                                                                     \
+  } while (0)
+#define intel_work_group_barrier_wait(flags)                                                  \
+  do {                                                                                        \
+    if (wgs__wg_split_real)                                                                   \
+      wgs__wg_split_wait((uint)(size_t)wgs__wg_split_mem);                                    \
+    else                                                                                      \
+      barrier((flags));                                                                       \
+  } while (0)
+#define WGS_SPLIT_WG_MBARRIER 1
+#endif
+
+#if !defined(WGS_WG_SPLIT_STORAGE)
+#define WGS_WG_SPLIT_STORAGE do { } while (0) /* the polyfill needs no storage */
+#endif
+
+#if !defined(cl_intel_split_work_group_barrier) && !defined(WGS_SPLIT_WG_MBARRIER)
 #if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 200
 /* Both overloads, told apart by argument count. */
 #define WGS__WG_ARRIVE_1(flags) atomic_work_item_fence((flags), memory_order_release, memory_scope_work_group)

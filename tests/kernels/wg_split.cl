@@ -1,13 +1,21 @@
 /*
  * The work-group split barrier (seed 000), written against the extension's built-ins. Each
  * kernel counts wrong reads in bad[0]. WG_SIZE is the work-group size (a build-time -D).
+ * Built twice: as is (the polyfill) and with -D STORAGE, which adds wgsync's one storage line
+ * (a real mbarrier split on NVIDIA; nothing elsewhere).
  */
+#ifdef STORAGE
+#define SPLIT_STORAGE WGS_WG_SPLIT_STORAGE
+#else
+#define SPLIT_STORAGE do { } while (0)
+#endif
 
 /* Visibility in a loop (phase reuse): write local[lid], arrive, independent work, wait, read a
  * neighbour; a regular barrier separates the read from the next round's write. */
 __kernel void visibility(__global uint *bad, __global uint *sink, uint rounds)
 {
   __local uint buf[WG_SIZE];
+  SPLIT_STORAGE;
   uint lid = get_local_id(0), acc = 0;
   for (uint r = 0; r < rounds; ++r) {
     buf[lid] = r * 1000u + lid;
@@ -27,6 +35,7 @@ __kernel void visibility(__global uint *bad, __global uint *sink, uint rounds)
  * intersection, global, must be ordered). */
 __kernel void global_flags(__global uint *bad, __global uint *data, uint rounds)
 {
+  SPLIT_STORAGE;
   uint lid = get_local_id(0), base = get_group_id(0) * WG_SIZE;
   for (uint r = 0; r < rounds; ++r) {
     data[base + lid] = r + lid;
@@ -50,6 +59,7 @@ __kernel void global_flags(__global uint *bad, __global uint *data, uint rounds)
 __kernel void scoped(__global uint *bad, __global uint *data, uint rounds)
 {
   __local uint buf[WG_SIZE];
+  SPLIT_STORAGE;
   uint lid = get_local_id(0), base = get_group_id(0) * WG_SIZE;
   for (uint r = 0; r < rounds; ++r) {
     buf[lid] = r ^ lid;
@@ -63,3 +73,23 @@ __kernel void scoped(__global uint *bad, __global uint *data, uint rounds)
   }
 }
 #endif
+
+/* Non-uniform work-groups (OpenCL 2.0+): the last group is smaller. Everything uses the actual
+ * get_local_size, so the split must count only the work-items that exist. */
+__kernel void nonuniform(__global uint *bad, __global uint *data, uint rounds)
+{
+  __local uint buf[WG_SIZE];
+  SPLIT_STORAGE;
+  uint lid = get_local_id(0), n = get_local_size(0);
+  for (uint r = 0; r < rounds; ++r) {
+    buf[lid] = r * 3u + lid;
+    intel_work_group_barrier_arrive(CLK_LOCAL_MEM_FENCE);
+    intel_work_group_barrier_wait(CLK_LOCAL_MEM_FENCE);
+    uint nb = (lid + 1u + r) % n;
+    if (buf[nb] != r * 3u + nb)
+      atomic_inc(&bad[0]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (lid == 0u)
+    atomic_add(&bad[1], n); /* the host checks the sizes it launched */
+}
