@@ -60,11 +60,15 @@ int main(int argc, char **argv)
   const char *defs[3] = {"-D PLAIN", "", "-D WITH_STORAGE"};
   wgs_kernel_t *k[3];
   wgs_program_t *p[3];
-  for (int v = 0; v < 3; ++v)
-    if (wgs_program_build(dev, src, defs[v], 0, &p[v]) || wgs_kernel_create(p[v], "imbalance", &k[v])) {
+  const char *extra = getenv("WGSYNC_BENCH_OPTIONS"); /* extra build options, e.g. -D NAME */
+  for (int v = 0; v < 3; ++v) {
+    char opts[256];
+    snprintf(opts, sizeof opts, "%s %s", defs[v], extra ? extra : "");
+    if (wgs_program_build(dev, src, opts, 0, &p[v]) || wgs_kernel_create(p[v], "imbalance", &k[v])) {
       fprintf(stderr, "bench-split-cl: %s: %s\n", variants[v], wgs_last_error());
       return 1;
     }
+  }
   { /* what the storage variant compiled to: on NVIDIA the binary is PTX text */
     cl_program clp = wgs_program_opencl(p[2]);
     size_t bsz = 0;
@@ -121,7 +125,9 @@ int main(int argc, char **argv)
         struct timespec a, b;
         clock_gettime(CLOCK_MONOTONIC, &a);
         cl_int e = clEnqueueNDRangeKernel(q, wgs_kernel_opencl(k[v]), 1, NULL, &global, &local, 0, NULL, NULL);
-        if (e != CL_SUCCESS || clFinish(q) != CL_SUCCESS) {
+        if (e == CL_SUCCESS)
+          e = clFinish(q);
+        if (e != CL_SUCCESS) {
           fprintf(stderr, "bench-split-cl: %s failed: %s\n", variants[v], wgs_opencl_error_name(e));
           return 1;
         }

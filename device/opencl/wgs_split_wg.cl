@@ -44,53 +44,64 @@
  */
 #if defined(WGS_LAYER_PTX) && !defined(cl_intel_split_work_group_barrier) && \
     !defined(WGS_NO_MBARRIER)
-#define WGS__WG_SPLIT_WORDS 34u /* mbarrier (2 words) + 1024 phase bits */
-__constant uint wgs__wg_split_mem[1] = {0u};
+#define WGS__WG_SPLIT_LONGS 17u /* mbarrier (8 bytes, 8-byte aligned) + 1024 phase bits */
+/* How a __local address reaches the asm, found on the H100 (driver 580.159.04, which emits
+ * PTX .version 9.0 for .target sm_90): a __local pointer cast to an integer is the 32-bit
+ * shared-window offset, so the .shared instruction forms take it with an "r" operand. The
+ * generic forms with the same value crash the kernel (CL_INVALID_COMMAND_QUEUE). mbarrier
+ * needs 8-byte alignment, hence the ulong block (a uint block also crashed). */
+#define WGS__SS ".shared"
+#define WGS__AC "r"
+typedef uint wgs__addr;
+#define WGS__ADDR(p) ((wgs__addr)(size_t)(p))
+__constant ulong wgs__wg_split_mem[1] = {0u};
 __constant int wgs__wg_split_real = 0;
 #define WGS_WG_SPLIT_STORAGE                                                                  \
-  __local uint wgs__wg_split_mem[WGS__WG_SPLIT_WORDS];                                        \
+  __local ulong wgs__wg_split_mem[WGS__WG_SPLIT_LONGS];                                       \
   const int wgs__wg_split_real = 1;                                                           \
-  wgs__wg_split_init((uint)(size_t)wgs__wg_split_mem)
+  wgs__wg_split_init(WGS__ADDR(wgs__wg_split_mem))
 #define WGS__WG_LID                                                                           \
   ((uint)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))))
-void wgs__wg_split_init(uint bar)
+void wgs__wg_split_init(wgs__addr bar)
 {
   uint lid = WGS__WG_LID;
   uint n = (uint)(get_local_size(0) * get_local_size(1) * get_local_size(2));
   if (lid == 0u)
-    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(bar), "r"(n) : "memory");
+    asm volatile("mbarrier.init" WGS__SS ".b64 [%0], %1;" ::WGS__AC(bar), "r"(n) : "memory");
   if (lid < 32u) /* phase bits start at 0: every work-item's first arrive is in phase 0 */
-    asm volatile("st.shared.u32 [%0], 0;" ::"r"(bar + 8u + 4u * lid) : "memory");
+    asm volatile("st" WGS__SS ".u32 [%0], 0;" ::WGS__AC(bar + 8u + 4u * lid) : "memory");
   barrier(CLK_LOCAL_MEM_FENCE);
 }
-void wgs__wg_split_arrive(uint bar)
+void wgs__wg_split_arrive(wgs__addr bar)
 {
-  uint lid = WGS__WG_LID, word = bar + 8u + 4u * (lid >> 5), bit = 1u << (lid & 31u), old;
+  uint lid = WGS__WG_LID, bit = 1u << (lid & 31u), old;
+  wgs__addr word = bar + 8u + 4u * (lid >> 5);
   ulong token; /* unused: the phase bit stands in for it (it would need private state) */
-  asm volatile("atom.shared.xor.b32 %0, [%1], %2;" : "=r"(old) : "r"(word), "r"(bit) : "memory");
-  asm volatile("mbarrier.arrive.shared.b64 %0, [%1];" : "=l"(token) : "r"(bar) : "memory");
+  asm volatile("atom" WGS__SS ".xor.b32 %0, [%1], %2;" : "=r"(old) : WGS__AC(word), "r"(bit) : "memory");
+  asm volatile("mbarrier.arrive" WGS__SS ".b64 %0, [%1];" : "=l"(token) : WGS__AC(bar) : "memory");
 }
-void wgs__wg_split_wait(uint bar)
+void wgs__wg_split_wait(wgs__addr bar)
 {
-  uint lid = WGS__WG_LID, word = bar + 8u + 4u * (lid >> 5), bits, done = 0u;
-  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(bits) : "r"(word) : "memory");
+  uint lid = WGS__WG_LID, bits, done = 0u;
+  wgs__addr word = bar + 8u + 4u * (lid >> 5);
+  asm volatile("ld" WGS__SS ".u32 %0, [%1];" : "=r"(bits) : WGS__AC(word) : "memory");
   /* after k + 1 arrives the bit is (k + 1) & 1; the phase to wait for is k, parity k & 1 */
   uint parity = ((bits >> (lid & 31u)) & 1u) ^ 1u;
   while (!done)
-    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
-                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity" WGS__SS ".b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : WGS__AC(bar), "r"(parity) : "memory");
 }
 #define intel_work_group_barrier_arrive(flags)                                                \
   do {                                                                                        \
     if (wgs__wg_split_real)                                                                   \
-      wgs__wg_split_arrive((uint)(size_t)wgs__wg_split_mem);                                  \
+      wgs__wg_split_arrive(WGS__ADDR(wgs__wg_split_mem));                                  \
     else                                                                                      \
       mem_fence((flags));                                                                     \
   } while (0)
 #define intel_work_group_barrier_wait(flags)                                                  \
   do {                                                                                        \
     if (wgs__wg_split_real)                                                                   \
-      wgs__wg_split_wait((uint)(size_t)wgs__wg_split_mem);                                    \
+      wgs__wg_split_wait(WGS__ADDR(wgs__wg_split_mem));                                    \
     else                                                                                      \
       barrier((flags));                                                                       \
   } while (0)
