@@ -81,7 +81,7 @@ fi
 
 if [ "$mode" = split ]; then   # the work-group split barrier on NVIDIA OpenCL
   R=$(mktemp -d)/results; mkdir -p "$R"
-  (cd build-gpu && ctest -j1 -R 'wg_split|^split' --output-on-failure 2>&1 | tee "$R/ctest-split-nvidia.log" | tail -8)
+  (cd build-gpu && ctest -j1 -R 'wg_split|wg_misuse|^split' --output-on-failure 2>&1 | tee "$R/ctest-split-nvidia.log" | grep -E "Test +#|tests passed|wgsync: work-group" | tail -40)
   build-gpu/tests/test_wgsync wg_split 2>&1 | tee "$R/wg_split-nvidia.log"
   build-gpu/bench/wgsync-bench-split-cl "$R" 2>&1 | tee "$R/bench-split-cl.log"
   tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results

@@ -266,15 +266,19 @@ static int case_wg_split(void)
   CHECK_OK(wgs_buffer_create(dev, 16, &bad));
   CHECK_OK(wgs_buffer_create(dev, global * 4, &data));
   char *src = read_text("wg_split.cl");
-  for (int storage = 0; storage < 2; storage++) {
-    printf("split barrier%s: %s\n", storage ? " with WGS_WG_SPLIT_STORAGE" : "",
+  for (int variant = 0; variant < 3; variant++) {
+    /* 0: as written (the polyfill); 1: with the storage line; 2: storage line, checked build,
+     * which must pass the same tests without reporting anything */
+    int storage = variant > 0, checked = variant == 2;
+    printf("split barrier%s%s: %s\n", storage ? " with WGS_WG_SPLIT_STORAGE" : "",
+           checked ? ", checked build" : "",
            in.has_split_barrier ? "native (extension reported)"
            : storage && in.atomics == WGS_ATOMICS_PTX ? "real split (mbarrier)"
                                                       : "wgsync polyfill");
     wgs_program_t *prog;
     char opts[64];
     snprintf(opts, sizeof opts, "-D WG_SIZE=%zu%s", LOCAL, storage ? " -D STORAGE" : "");
-    CHECK_OK(wgs_program_build(dev, src, opts, 0, &prog));
+    CHECK_OK(wgs_program_build(dev, src, opts, checked ? WGS_BUILD_CHECKED : 0, &prog));
     const char *names[] = {"visibility", "global_flags", "scoped", "nonuniform"};
     uint32_t rounds = 500;
     for (int i = 0; i < 4; i++) {
@@ -312,6 +316,36 @@ static int case_wg_split(void)
   free(src);
   wgs_buffer_release(bad);
   wgs_buffer_release(data);
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* Work-group split misuse in a checked build with the storage line: the kernel ends and the
+ * report (printf from the device library) names it; CTest matches the report per case. */
+static int case_wg_split_misuse(const char *kernel)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  char *src = read_text("wg_split_misuse.cl");
+  wgs_program_t *prog;
+  CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
+  free(src);
+  wgs_kernel_t *k;
+  CHECK_OK(wgs_kernel_create(prog, kernel, &k));
+  const size_t local = LOCAL, global = 2 * LOCAL;
+  wgs_buffer_t *out;
+  CHECK_OK(wgs_buffer_create(dev, global * 4, &out));
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 0, out));
+  cl_command_queue q = wgs_device_opencl_queue(dev);
+  fflush(stdout);
+  cl_int e = clEnqueueNDRangeKernel(q, wgs_kernel_opencl(k), 1, NULL, &global, &local, 0, NULL, NULL);
+  CHECK_EQ(e, CL_SUCCESS);
+  CHECK_EQ(clFinish(q), CL_SUCCESS);
+  fflush(stdout);
+  printf("%s: kernel ended\n", kernel);
+  wgs_buffer_release(out);
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
   wgs_device_close(dev);
   return 0;
 }
@@ -589,6 +623,8 @@ int main(int argc, char **argv)
     return case_split();
   if (!strcmp(c, "wg_split"))
     return case_wg_split();
+  if (!strncmp(c, "wg_misuse:", 10))
+    return case_wg_split_misuse(c + 10);
   fprintf(stderr, "unknown case '%s'\n", c);
   return 2;
 }
