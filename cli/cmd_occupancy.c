@@ -76,7 +76,11 @@ static void settings_json(json_w *j, const wgs_occupancy_config *c, const cli_ta
   json_int(j, "local_mem_bytes", (long long)c->local_mem_bytes);
   json_str(j, "lock", cli_lock_name(c->lock));
   json_int(j, "delay", c->delay);
-  json_num(j, "close_wait_us", c->close_wait_us);
+  if (c->close_wait_us < 0) /* the library's default: 10 us on GPUs, 20 ms on CPUs, ending early
+                               once the device's known bound has polled (close_at) */
+    json_str(j, "close_wait_us", "device default");
+  else
+    json_num(j, "close_wait_us", c->close_wait_us);
   json_int(j, "groups_launched",
            c->groups ? c->groups : cli_target_default_groups(t, c->local_size));
   json_num(j, "timeout_ms", c->timeout_ms > 0 ? c->timeout_ms : -1);
