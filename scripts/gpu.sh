@@ -38,7 +38,7 @@ WGSYNC_TOOLS_OPTIONS="-cl-nv-maxrregcount=64" $W kernels -q | grep -E "max work-
 # Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv.
 cli_latency() {
   for dev in NVIDIA cuda; do for b in xf counter; do
-    for gt in 132x256 1056x256 2112x128 4224x32 264x1024; do
+    for gt in 132x256 528x256 1056x256 2112x128 4224x32 264x1024; do
       WGSYNC_DEVICE=$dev $W latency --json --barrier $b --groups ${gt%x*} --local-size ${gt#*x} \
         --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $dev $b $gt failed"; continue; }
       python3 - "$R/lat.json" "$dev" >> "$R/latency-cli.csv" <<'PY'
@@ -55,6 +55,9 @@ PY
 
 if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
   R=$(mktemp -d)/results; mkdir -p "$R/cuda"
+  if [ -n "${FULLTEST:-}" ]; then   # the whole suite on NVIDIA OpenCL as well
+    (cd build-gpu && ctest -j1 --output-on-failure 2>&1 | tee "$R/ctest-nvidia.log" | grep -E "tests passed|Failed|Not Run" | tail -20)
+  fi
   (cd build-gpu && ctest -j1 -R '^cuda' --output-on-failure 2>&1 | tail -15)
   build-gpu/bench/wgsync-bench-cuda "$R/cuda"
     cli_latency

@@ -61,6 +61,10 @@ WGS_FN uint wgs__add_acqrel(wgs_word_ptr p, uint v)
 {
   return atomic_fetch_add_explicit(WGS__A(p), v, memory_order_acq_rel, memory_scope_device);
 }
+WGS_FN void wgs__red_rel(wgs_word_ptr p, uint v) /* release add, result unused */
+{
+  (void)atomic_fetch_add_explicit(WGS__A(p), v, memory_order_release, memory_scope_device);
+}
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   return atomic_exchange_explicit(WGS__A(p), v, memory_order_acquire, memory_scope_device);
@@ -108,6 +112,10 @@ WGS_FN uint wgs__add_acqrel(wgs_word_ptr p, uint v)
   asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
   return old;
 }
+WGS_FN void wgs__red_rel(wgs_word_ptr p, uint v) /* release add, nothing returned to wait for */
+{
+  asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   uint old = atomic_xchg(p, v);
@@ -148,6 +156,11 @@ WGS_FN uint wgs__add_acqrel(wgs_word_ptr p, uint v)
   uint old = atomic_add(p, v);
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   return old;
+}
+WGS_FN void wgs__red_rel(wgs_word_ptr p, uint v)
+{
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  (void)atomic_add(p, v);
 }
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {

@@ -73,19 +73,35 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
  * sequence, so the last arriver synchronises with every arrival, and its release is cumulative
  * over them. Nothing is reset, so reuse has no race; counts compare by signed difference.
  */
+/*
+ * Small launches (at most WGS_POLL_ARRIVALS_MAX groups) skip the published instance: the
+ * arrival is a release add whose result nobody waits for, and the waiters poll the arrival
+ * count with acquire loads until it reaches n*(k+1). Reading the count's final value reads from
+ * the last RMW, whose release sequence holds every earlier one: the waiter synchronises with
+ * every arrival. Measured on the H100 (device/cuda/wgsync.cuh has the numbers): faster up to a
+ * few hundred groups, slower from 1056 on. The choice depends only on the group count, so all
+ * barriers of a launch make the same one; the count advances by n per instance either way.
+ */
+#ifndef WGS_POLL_ARRIVALS_MAX
+#define WGS_POLL_ARRIVALS_MAX 512u
+#endif
 WGS_FN void wgs__counter_arrive(wgs_env *env)
 {
   uint want = env->counted + 1u;
-  if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
+  if (env->num_groups <= WGS_POLL_ARRIVALS_MAX)
+    wgs__red_rel(&env->s[WGS_W_ARRIVE], 1u);
+  else if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
     wgs__st_rel(&env->s[WGS_W_GEN], want);
 }
 WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
 {
   wgs_word_ptr s = env->s;
-  uint want = env->counted + 1u;
+  int poll_arrivals = env->num_groups <= WGS_POLL_ARRIVALS_MAX;
+  wgs_word_ptr word = poll_arrivals ? &s[WGS_W_ARRIVE] : &s[WGS_W_GEN];
+  uint want = poll_arrivals ? env->num_groups * (env->counted + 1u) : env->counted + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  while ((int)(wgs__ld_acq(&s[WGS_W_GEN]) - want) < 0) {
+  while ((int)(wgs__ld_acq(word) - want) < 0) {
     int why = wgs__spin_gave_up(s, &sp);
     if (why) {
       if (why == WGS__TIMED_OUT) {
