@@ -394,23 +394,6 @@ WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
     wgs__st_rel(&env->s[WGS_W_GEN], env->counted + 1u);
   return env->counted + 1u;
 }
-WGS_DEV void wgs__count_wait(const wgs_env *env, unsigned site)
-{
-  unsigned want = env->counted + 1u;
-  wgs__spin sp;
-  wgs__spin_init(&sp);
-  while ((int)(wgs__ld_acq(&env->s[WGS_W_GEN]) - want) < 0) {
-    int why = wgs__spin_gave_up(env->s, &sp);
-    if (why) {
-      if (why == WGS__TIMED_OUT) {
-        wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
-        wgs__abort_done(env->s);
-      }
-      break;
-    }
-  }
-}
-
 /*
  * Counter barrier, small launches: with at most WGS_POLL_ARRIVALS_MAX groups, the arrival is a
  * fire-and-forget red.release.gpu.add and the waiters poll the arrival count itself with
@@ -430,22 +413,6 @@ WGS_DEV void wgs__red_rel(unsigned *p, unsigned v)
 {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
-WGS_DEV void wgs__arrivals_wait(const wgs_env *env, unsigned site)
-{
-  unsigned want = env->num_groups * (env->counted + 1u);
-  wgs__spin sp;
-  wgs__spin_init(&sp);
-  while ((int)(wgs__ld_acq(&env->s[WGS_W_ARRIVE]) - want) < 0) {
-    int why = wgs__spin_gave_up(env->s, &sp);
-    if (why) {
-      if (why == WGS__TIMED_OUT) {
-        wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
-        wgs__abort_done(env->s);
-      }
-      break;
-    }
-  }
-}
 WGS_DEV bool wgs__poll_arrivals(const wgs_env *env) { return env->num_groups <= WGS_POLL_ARRIVALS_MAX; }
 /* The representative's half of a counter instance: arrive, then (full barrier) wait. */
 WGS_DEV void wgs__counter_arrive(wgs_env *env)
@@ -457,12 +424,25 @@ WGS_DEV void wgs__counter_arrive(wgs_env *env)
     wgs__count_arrive(env);
   }
 }
+/* Waits for instance counted+1: the arrival count reaching n*(k+1) (small launches) or the
+ * published instance reaching k+1; signed differences, so nothing is ever reset. */
 WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
 {
-  if (wgs__poll_arrivals(env))
-    wgs__arrivals_wait(env, site);
-  else
-    wgs__count_wait(env, site);
+  bool arrivals = wgs__poll_arrivals(env);
+  const unsigned *word = arrivals ? &env->s[WGS_W_ARRIVE] : &env->s[WGS_W_GEN];
+  unsigned want = arrivals ? env->num_groups * (env->counted + 1u) : env->counted + 1u;
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  while ((int)(wgs__ld_acq(word) - want) < 0) {
+    int why = wgs__spin_gave_up(env->s, &sp);
+    if (why) {
+      if (why == WGS__TIMED_OUT) {
+        wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+        wgs__abort_done(env->s);
+      }
+      break;
+    }
+  }
 }
 
 WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
