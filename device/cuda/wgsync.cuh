@@ -433,7 +433,13 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
   unsigned want = arrivals ? env->num_groups * (env->counted + 1u) : env->counted + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  while ((int)(wgs__ld_acq(word) - want) < 0) {
+  /* Small launches poll the arrival count with relaxed loads and make one acquire load of it
+   * once satisfied: that load reads the satisfying value or a later one, written by an RMW in
+   * the release sequence of every arrival, so it synchronises with all of them (measured on the
+   * H200: 0.92 -> 0.85 us at 132 x 256, bench/results/h200-cuda-2026-11-22-v7). Polls of the
+   * published instance stay acquire loads: relaxed ones were mixed there (faster at 1056
+   * groups, slower at 2112 and 4224). */
+  while ((int)((arrivals ? wgs__ld_rlx(word) : wgs__ld_acq(word)) - want) < 0) {
     int why = wgs__spin_gave_up(env->s, &sp);
     if (why) {
       if (why == WGS__TIMED_OUT) {
@@ -443,6 +449,8 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
       break;
     }
   }
+  if (arrivals)
+    (void)wgs__ld_acq(word);
 }
 
 WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)

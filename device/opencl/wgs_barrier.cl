@@ -101,7 +101,9 @@ WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
   uint want = poll_arrivals ? env->num_groups * (env->counted + 1u) : env->counted + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  while ((int)(wgs__ld_acq(word) - want) < 0) {
+  /* small launches: relaxed polls, then one acquire load (device/cuda/wgsync.cuh says why
+   * that is enough and what it measured) */
+  while ((int)((poll_arrivals ? wgs__ld_rlx(word) : wgs__ld_acq(word)) - want) < 0) {
     int why = wgs__spin_gave_up(s, &sp);
     if (why) {
       if (why == WGS__TIMED_OUT) {
@@ -111,6 +113,8 @@ WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
       break;
     }
   }
+  if (poll_arrivals)
+    (void)wgs__ld_acq(word);
 }
 
 /*
