@@ -426,31 +426,42 @@ WGS_DEV void wgs__counter_arrive(wgs_env *env)
 }
 /* Waits for instance counted+1: the arrival count reaching n*(k+1) (small launches) or the
  * published instance reaching k+1; signed differences, so nothing is ever reset. */
+/* One step of a bounded spin: true when the wait must end (timed out: reported; aborted). */
+WGS_DEV bool wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
+{
+  int why = wgs__spin_gave_up(env->s, sp);
+  if (why == WGS__TIMED_OUT) {
+    wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+    wgs__abort_done(env->s);
+  }
+  return why != 0;
+}
+/* Waits for instance counted+1: the arrival count reaching n*(k+1) (small launches) or the
+ * published instance reaching k+1; signed differences, so nothing is ever reset.
+ * Small launches poll the arrival count with relaxed loads and make one acquire load of it once
+ * satisfied: that load reads the satisfying value or a later one, written by an RMW in the
+ * release sequence of every arrival, so it synchronises with all of them (measured on the H200:
+ * 0.92 -> 0.85 us at 132 x 256, bench/results/h200-cuda-2026-11-22-v7). Polls of the published
+ * instance stay acquire loads: relaxed ones were mixed there. The two loops are kept apart: one
+ * loop choosing its load per iteration made 4224 x 32 12% slower. */
 WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
 {
-  bool arrivals = wgs__poll_arrivals(env);
-  const unsigned *word = arrivals ? &env->s[WGS_W_ARRIVE] : &env->s[WGS_W_GEN];
-  unsigned want = arrivals ? env->num_groups * (env->counted + 1u) : env->counted + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  /* Small launches poll the arrival count with relaxed loads and make one acquire load of it
-   * once satisfied: that load reads the satisfying value or a later one, written by an RMW in
-   * the release sequence of every arrival, so it synchronises with all of them (measured on the
-   * H200: 0.92 -> 0.85 us at 132 x 256, bench/results/h200-cuda-2026-11-22-v7). Polls of the
-   * published instance stay acquire loads: relaxed ones were mixed there (faster at 1056
-   * groups, slower at 2112 and 4224). */
-  while ((int)((arrivals ? wgs__ld_rlx(word) : wgs__ld_acq(word)) - want) < 0) {
-    int why = wgs__spin_gave_up(env->s, &sp);
-    if (why) {
-      if (why == WGS__TIMED_OUT) {
-        wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
-        wgs__abort_done(env->s);
-      }
-      break;
-    }
-  }
-  if (arrivals)
+  if (wgs__poll_arrivals(env)) {
+    const unsigned *word = &env->s[WGS_W_ARRIVE];
+    unsigned want = env->num_groups * (env->counted + 1u);
+    while ((int)(wgs__ld_rlx(word) - want) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
     (void)wgs__ld_acq(word);
+  } else {
+    const unsigned *word = &env->s[WGS_W_GEN];
+    unsigned want = env->counted + 1u;
+    while ((int)(wgs__ld_acq(word) - want) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
+  }
 }
 
 WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)

@@ -49,20 +49,23 @@ WGS_FN void wgs__report_code(const wgs_env *env, uint site, uint code)
 #define wgs__report_grid(env, site) wgs__report_code((env), (site), WGS_DEV_ERR_GRID_BARRIER)
 
 /* Spin until *p != v (want_change) or *p == v; acquire on the exit read. */
+/* One step of a bounded spin: 1 when the wait must end (timed out: reported; aborted). */
+WGS_FN int wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, uint site)
+{
+  int why = wgs__spin_gave_up(env->s, sp);
+  if (why == WGS__TIMED_OUT) {
+    wgs__report_grid(env, site);
+    wgs__abort_done(env->s);
+  }
+  return why != 0;
+}
 WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site)
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
-  while (wgs__ld_acq(p) == v) {
-    int why = wgs__spin_gave_up(env->s, &sp);
-    if (why) {
-      if (why == WGS__TIMED_OUT) {
-        wgs__report_grid(env, site);
-        wgs__abort_done(env->s);
-      }
+  while (wgs__ld_acq(p) == v)
+    if (wgs__wait_gave_up(env, &sp, site))
       break;
-    }
-  }
 }
 
 /*
@@ -93,28 +96,26 @@ WGS_FN void wgs__counter_arrive(wgs_env *env)
   else if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
     wgs__st_rel(&env->s[WGS_W_GEN], want);
 }
+/* Small launches: relaxed polls of the arrival count, then one acquire load; otherwise acquire
+ * polls of the published instance. Two loops, as in device/cuda/wgsync.cuh, which says why
+ * that is enough and what it measured. */
 WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
 {
   wgs_word_ptr s = env->s;
-  int poll_arrivals = env->num_groups <= WGS_POLL_ARRIVALS_MAX;
-  wgs_word_ptr word = poll_arrivals ? &s[WGS_W_ARRIVE] : &s[WGS_W_GEN];
-  uint want = poll_arrivals ? env->num_groups * (env->counted + 1u) : env->counted + 1u;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  /* small launches: relaxed polls, then one acquire load (device/cuda/wgsync.cuh says why
-   * that is enough and what it measured) */
-  while ((int)((poll_arrivals ? wgs__ld_rlx(word) : wgs__ld_acq(word)) - want) < 0) {
-    int why = wgs__spin_gave_up(s, &sp);
-    if (why) {
-      if (why == WGS__TIMED_OUT) {
-        wgs__report_grid(env, site);
-        wgs__abort_done(s);
-      }
-      break;
-    }
+  if (env->num_groups <= WGS_POLL_ARRIVALS_MAX) {
+    uint want = env->num_groups * (env->counted + 1u);
+    while ((int)(wgs__ld_rlx(&s[WGS_W_ARRIVE]) - want) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
+    (void)wgs__ld_acq(&s[WGS_W_ARRIVE]);
+  } else {
+    uint want = env->counted + 1u;
+    while ((int)(wgs__ld_acq(&s[WGS_W_GEN]) - want) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
   }
-  if (poll_arrivals)
-    (void)wgs__ld_acq(word);
 }
 
 /*
