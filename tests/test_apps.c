@@ -55,6 +55,13 @@ static int t_readers(void)
   const char *gr = "c a comment\np sp 3 3\na 1 2 5\na 2 3 7\na 3 1 1\n";
   if (expect_read("ok.gr", gr, 3, 3, NULL))
     return 1;
+  { /* zero weights are kept as given (valid for shortest paths) */
+    app_graph g;
+    char err[256];
+    CHECK(app_graph_read(write_file("z.gr", "p sp 2 1\na 1 2 0\n"), 100, &g, err, sizeof err) == 0);
+    CHECK_MSG(g.w[0] == 0, "weight 0 became %u", g.w[0]);
+    app_graph_free(&g);
+  }
   {
     app_graph g;
     char err[256];
@@ -79,7 +86,9 @@ static int t_readers(void)
     return 1;
   /* MatrixMarket */
   if (expect_read("ok.mtx", "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n3 3 2\n2 1\n3 2\n", 3, 4, NULL) ||
-      expect_read("gen.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 3 -2\n3 3 1\n", 3, 2, NULL) ||
+      expect_read("gen.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 3\n1 2 4\n2 3 0\n3 3 1\n", 3, 2, NULL) ||
+      expect_read("neg.mtx", "%%MatrixMarket matrix coordinate integer general\n3 3 1\n2 3 -2\n", 0, 0, ":3: weight -2") ||
+      expect_read("big.graph", "2 1 1\n2 200000000\n1 200000000\n", 0, 0, ":2: node 1: edge weight 200000000 too large") ||
       expect_read("hdr.mtx", "%%MatrixMarket matrix array real general\n3 3\n", 0, 0, ":1:") ||
       expect_read("out.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n", 0, 0, ":3:") ||
       expect_read("val.mtx", "%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 abc\n", 0, 0, ":3:") ||

@@ -232,7 +232,7 @@ int app_graph_read_dimacs(const char *path, app_graph *g, char *err, size_t errl
         break;
       }
       arcs++;
-      if (u != v && (rc = app_edges_push(&e, (uint32_t)(u - 1), (uint32_t)(v - 1), w ? (uint32_t)w : 1u))) {
+      if (u != v && (rc = app_edges_push(&e, (uint32_t)(u - 1), (uint32_t)(v - 1), (uint32_t)w))) {
         app_err(err, errlen, "%s:%lu: out of memory", path, r.lineno);
         break;
       }
@@ -340,8 +340,13 @@ int app_graph_read_metis(const char *path, uint32_t max_weight, app_graph *g, ch
         goto out;
       }
       entries++;
-      uint32_t wt = has_ew ? (w ? (uint32_t)(w > APP_MAX_WEIGHT ? APP_MAX_WEIGHT : w) : 1u)
-                           : app_rng_weight(&seed, max_weight);
+      if (has_ew && w > APP_MAX_WEIGHT) {
+        app_err(err, errlen, "%s:%lu: node %llu: edge weight %llu too large (at most %u)", path,
+                r.lineno, (unsigned long long)v + 1, (unsigned long long)w, APP_MAX_WEIGHT);
+        rc = WGS_EINVAL;
+        goto out;
+      }
+      uint32_t wt = has_ew ? (uint32_t)w : app_rng_weight(&seed, max_weight);
       if (u - 1 != v && (rc = app_edges_push(&e, (uint32_t)v, (uint32_t)(u - 1), wt))) {
         app_err(err, errlen, "%s:%lu: out of memory", path, r.lineno);
         goto out;
@@ -458,9 +463,14 @@ int app_graph_read_mtx(const char *path, uint32_t max_weight, app_graph *g, char
         rc = WGS_EINVAL;
         goto out;
       }
-      /* integer weights as given (|v|, at least 1); real values are not path lengths: generate */
-      double a = val < 0 ? -val : val;
-      wt = integer ? (a < 1 ? 1u : a > APP_MAX_WEIGHT ? APP_MAX_WEIGHT : (uint32_t)a) : app_rng_weight(&seed, max_weight);
+      /* integer weights as given; real values are not path lengths: generate */
+      if (integer && (val < 0 || val > APP_MAX_WEIGHT || val != (double)(uint32_t)val)) {
+        app_err(err, errlen, "%s:%lu: weight %g: expected an integer from 0 to %u", path, r.lineno,
+                val, APP_MAX_WEIGHT);
+        rc = WGS_EINVAL;
+        goto out;
+      }
+      wt = integer ? (uint32_t)val : app_rng_weight(&seed, max_weight);
     }
     if (++seen > nnz) {
       app_err(err, errlen, "%s:%lu: more entries than the %llu the size line declares", path, r.lineno,
