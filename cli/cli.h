@@ -70,6 +70,12 @@ void json_bool(json_w *j, const char *key, int v);
 void json_finish(json_w *j);
 
 void cli_now_iso(char *buf, size_t cap);
+/* min, median, max and mean of the values >= 0 (negative ones mean "not measured") */
+typedef struct {
+  double min, median, max, mean;
+  int valid; /* 0 when no value was >= 0 */
+} cli_stats;
+cli_stats cli_summarize(const double *v, size_t n);
 /* Opens the top-level object every --json output starts with: tool, command, date. */
 void cli_json_open(json_w *j, const char *command);
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in);

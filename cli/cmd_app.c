@@ -5,7 +5,6 @@
  * and a CUDA graph with a WHILE node. Forms run interleaved (one run of each, repeated) after a
  * warm-up; every run is checked against the CPU reference; median, min and max are reported.
  */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,40 +16,6 @@ typedef struct {
   double *ms;
   app_run last;
 } form_runs;
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median_of(const double *v, uint32_t n)
-{
-  double *t = malloc(n * sizeof *t);
-  if (!t)
-    return NAN;
-  memcpy(t, v, n * sizeof *t);
-  qsort(t, n, sizeof *t, cmp_double);
-  double m = n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
-  free(t);
-  return m;
-}
-
-static double min_of(const double *v, uint32_t n)
-{
-  double m = v[0];
-  for (uint32_t i = 1; i < n; ++i)
-    m = v[i] < m ? v[i] : m;
-  return m;
-}
-
-static double max_of(const double *v, uint32_t n)
-{
-  double m = v[0];
-  for (uint32_t i = 1; i < n; ++i)
-    m = v[i] > m ? v[i] : m;
-  return m;
-}
 
 /* "multi,persistent" -> forms; the default depends on the backend. */
 static int parse_forms(const char *s, int cuda, app_form *out, int *count)
@@ -182,9 +147,12 @@ int cmd_app(const cli_opts *o, cli_target *t)
   if (rc) {
     fprintf(stderr, "wgsync app: %s\n", err);
   } else {
+    cli_stats st[APP_FORM_COUNT];
     double med[APP_FORM_COUNT];
-    for (int i = 0; i < nforms; ++i)
-      med[i] = median_of(fr[i].ms, runs);
+    for (int i = 0; i < nforms; ++i) {
+      st[i] = cli_summarize(fr[i].ms, runs);
+      med[i] = st[i].median;
+    }
     int mi = -1, pi = -1, fi = -1;
     for (int i = 0; i < nforms; ++i) {
       if (forms[i] == APP_FORM_MULTI) mi = i;
@@ -212,8 +180,8 @@ int cmd_app(const cli_opts *o, cli_target *t)
         json_obj(&j, NULL);
         json_str(&j, "form", app_form_name(forms[i]));
         json_num(&j, "median_ms", med[i]);
-        json_num(&j, "min_ms", min_of(fr[i].ms, runs));
-        json_num(&j, "max_ms", max_of(fr[i].ms, runs));
+        json_num(&j, "min_ms", st[i].min);
+        json_num(&j, "max_ms", st[i].max);
         json_int(&j, "steps", fr[i].last.steps);
         json_int(&j, "launches", fr[i].last.launches);
         json_int(&j, "groups", fr[i].last.groups);
@@ -240,7 +208,7 @@ int cmd_app(const cli_opts *o, cli_target *t)
              "steps", "launches", "groups", "checked against the CPU reference");
       for (int i = 0; i < nforms; ++i)
         printf("  %-10s %11.3f %11.3f %11.3f %7u %9u %7u  %s\n", app_form_name(forms[i]), med[i],
-               min_of(fr[i].ms, runs), max_of(fr[i].ms, runs), fr[i].last.steps,
+               st[i].min, st[i].max, fr[i].last.steps,
                fr[i].last.launches, fr[i].last.groups, fr[i].last.summary);
       if (mi >= 0 && pi >= 0)
         printf("speedup of the persistent kernel over the host loop: %.2fx (median over median)\n",

@@ -8,39 +8,7 @@
 
 #include "cli.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-typedef struct {
-  double min, median, max, mean;
-  int valid;
-} stats;
-
-static stats summarize(const double *v, size_t n)
-{
-  stats s = {0, 0, 0, 0, 0};
-  double *t = malloc(n * sizeof *t);
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (v[i] >= 0)
-      t[m++] = v[i];
-  if (m) {
-    qsort(t, m, sizeof *t, cmp_double);
-    s.min = t[0];
-    s.max = t[m - 1];
-    s.median = m % 2 ? t[m / 2] : (t[m / 2 - 1] + t[m / 2]) / 2;
-    for (size_t i = 0; i < m; i++)
-      s.mean += t[i] / m;
-    s.valid = 1;
-  }
-  free(t);
-  return s;
-}
-
-static void stats_json(json_w *j, const char *key, stats s)
+static void stats_json(json_w *j, const char *key, cli_stats s)
 {
   json_obj(j, key);
   json_num(j, "min", s.valid ? s.min : -1);
@@ -183,7 +151,7 @@ int cmd_discover(const cli_opts *o, cli_target *t)
       fflush(stdout);
     }
   }
-  stats sc = summarize(count, runs), sp = summarize(proto, runs), sk = summarize(kern, runs);
+  cli_stats sc = cli_summarize(count, runs), sp = cli_summarize(proto, runs), sk = cli_summarize(kern, runs);
   double recall = bound ? sc.mean / bound : -1;
   if (o->json) {
     json_w j;

@@ -1,6 +1,7 @@
 /* wgsync CLI: JSON writer and the device description every subcommand prints first. */
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -181,4 +182,31 @@ size_t cli_resolve_local_size(const wgs_device_info *in, size_t want)
   if (want)
     return want;
   return in->max_work_group_size < 256 ? in->max_work_group_size : 256;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+cli_stats cli_summarize(const double *v, size_t n)
+{
+  cli_stats s = {0, 0, 0, 0, 0};
+  double *t = malloc(n * sizeof *t);
+  size_t m = 0;
+  for (size_t i = 0; t && i < n; i++)
+    if (v[i] >= 0)
+      t[m++] = v[i];
+  if (m) {
+    qsort(t, m, sizeof *t, cmp_double);
+    s.min = t[0];
+    s.max = t[m - 1];
+    s.median = m % 2 ? t[m / 2] : (t[m / 2 - 1] + t[m / 2]) / 2;
+    for (size_t i = 0; i < m; i++)
+      s.mean += t[i] / m;
+    s.valid = 1;
+  }
+  free(t);
+  return s;
 }
