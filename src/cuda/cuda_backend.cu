@@ -44,6 +44,11 @@ struct wgs_cuda_state {
   uint32_t max_groups;
   unsigned *io;          /* pinned: header in, header out, final count (one round trip) */
   cudaEvent_t e0, e1;    /* kernel time, made once per state */
+  /* The occupancy API's answer for the last kernel launched on this state (the early close's
+   * "enough"): asked once per kernel and shape, not on every launch of a loop. */
+  const void *occ_kernel;
+  size_t occ_local, occ_shared;
+  uint32_t occ_groups;
 };
 
 extern "C" int wgs_cuda_device_count(int *count)
@@ -247,11 +252,20 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   c[WGS_CFG_BARRIER] = cfg.barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
   if (mode == WGS_MODE_DISCOVER && cfg.close_at != UINT32_MAX) {
     uint32_t enough = cfg.close_at;
-    int per_sm = 0, sms = 0;
-    if (!enough && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)local, shared_bytes) == cudaSuccess &&
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) == cudaSuccess)
-      enough = (uint32_t)(per_sm * sms);
-    cudaGetLastError(); /* a failed query only means no early close */
+    if (!enough) {
+      if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != shared_bytes) {
+        int per_sm = 0, sms = 0;
+        st->occ_groups = 0; /* a failed query only means no early close */
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)local, shared_bytes) == cudaSuccess &&
+            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) == cudaSuccess)
+          st->occ_groups = (uint32_t)(per_sm * sms);
+        cudaGetLastError();
+        st->occ_kernel = kernel;
+        st->occ_local = local;
+        st->occ_shared = shared_bytes;
+      }
+      enough = st->occ_groups;
+    }
     c[WGS_CFG_ENOUGH] = enough;
   }
 
