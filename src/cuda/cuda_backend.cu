@@ -564,7 +564,7 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
     lc.timeout_ms = 500;
     const void *k = checked ? (const void *)wgs_cuda_latency_checked : (const void *)wgs_cuda_latency_plain;
     for (uint32_t r = 0; r < (checked ? 1u : repeats + 1u) && rc == WGS_OK; r++) {
-      wgs_launch_result lr;
+      wgs_launch_result lr = {}; /* filled by the launch; initialised for the compiler */
       rc = wgs_cuda_launch(st, k, args, 4, 0, 0, &lc, &lr);
       if (rc == WGS_OK && !checked && r > 0)
         times[r - 1] = lr.kernel_us / rounds;
