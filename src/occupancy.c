@@ -192,6 +192,18 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(res);
   memset(res, 0, sizeof *res);
+  if (cfg->unchecked && cfg->discovery != WGS_DISCOVERY_PROTOCOL) {
+    /* Every launched group takes part and nothing bounds the unchecked spins: a count above
+     * the occupancy bound would hang. A short checked run first turns that into
+     * WGS_EDEADLOCK, as wgs_barrier_latency does. */
+    wgs_selftest_config probe = *cfg;
+    probe.unchecked = 0;
+    probe.rounds = probe.rounds && probe.rounds < 10 ? probe.rounds : 10;
+    int rc = wgs_barrier_selftest(dev, &probe, res);
+    if (rc != WGS_OK)
+      return rc;
+    memset(res, 0, sizeof *res);
+  }
   wgs_program_t *prog;
   wgs_kernel_t *k = NULL;
   wgs_state_t *st = NULL;

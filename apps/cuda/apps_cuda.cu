@@ -505,7 +505,18 @@ extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app
     int bw = 0, bc = 0;
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bw, kw, (int)c->local, 0));
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bc, kc, (int)c->local, 0));
-    c->fixed_groups = o->fixed_groups ? o->fixed_groups : (unsigned)(bw * prop.multiProcessorCount);
+    unsigned resident = (unsigned)(bw * prop.multiProcessorCount);
+    /* The kernels are unchecked by default: a fixed count above what runs at once would make
+     * the grid barrier spin forever. On CUDA the occupancy API gives that count for an idle
+     * GPU, so a larger one is refused here rather than probed. */
+    if (o->fixed_groups > resident) {
+      snprintf(c->msg, sizeof c->msg,
+               "--fixed-groups %u: more blocks than run at once for this kernel (%d per SM x %d "
+               "SMs = %u by the occupancy API at %u threads); a grid barrier over them would "
+               "never complete", o->fixed_groups, bw, prop.multiProcessorCount, resident, (unsigned)c->local);
+      return (int)WGS_ELIMIT;
+    }
+    c->fixed_groups = o->fixed_groups ? o->fixed_groups : resident;
     c->coop_groups = (unsigned)(bc * prop.multiProcessorCount);
     uint32_t cap = wgs_cuda_default_groups(device, c->local);
     if (c->fixed_groups > cap)

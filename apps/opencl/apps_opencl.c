@@ -27,6 +27,9 @@ struct app_cl {
   size_t local;
   wgs_program_t *prog;
   wgs_kernel_t *k[K_MAX];
+  wgs_program_t *probe_prog; /* checked build, for the probe of a user-given fixed count */
+  wgs_kernel_t *probe_k;
+  int probed;               /* the fixed count passed its checked probe */
   wgs_buffer_t *row, *col, *w, *flags, *sources;
   wgs_buffer_t *u[3]; /* uint arrays of n */
   wgs_buffer_t *f[3]; /* float arrays of n */
@@ -65,6 +68,8 @@ void app_cl_destroy(app_cl *c)
   for (int i = 0; i < K_MAX; ++i)
     wgs_kernel_release(c->k[i]);
   wgs_program_release(c->prog);
+  wgs_kernel_release(c->probe_k);
+  wgs_program_release(c->probe_prog);
   wgs_buffer_t *bufs[] = {c->row, c->col, c->w, c->flags, c->sources, c->u[0], c->u[1], c->u[2],
                           c->f[0], c->f[1], c->f[2]};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
@@ -310,31 +315,65 @@ static int run_multi(app_cl *c, app_run *r)
 
 /* ---- persistent form ----------------------------------------------------------------------- */
 
-static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t errlen)
+static int persistent_args(app_cl *c, wgs_kernel_t *k)
 {
   const app_graph *g = c->g;
   unsigned n = g->n, src = c->o.src;
-  wgs_kernel_t *k = c->k[K_PERSIST];
   wgs_buffer_t *u0 = c->u[0], *u1 = c->u[1], *u2 = c->u[2];
-  int rc;
   switch (c->app) {
   case APP_BFS:
-    rc = set_args(k, 1, "bbubub", c->row, c->col, n, u0, src, c->flags);
-    break;
+    return set_args(k, 1, "bbubub", c->row, c->col, n, u0, src, c->flags);
   case APP_SSSP:
-    rc = set_args(k, 1, "bbbubbbub", c->row, c->col, c->w, n, u0, u1, u2, src, c->flags);
-    break;
+    return set_args(k, 1, "bbbubbbub", c->row, c->col, c->w, n, u0, u1, u2, src, c->flags);
   case APP_MIS:
   case APP_COLOR:
-    rc = set_args(k, 1, "bbubb", c->row, c->col, n, u0, c->flags);
-    break;
+    return set_args(k, 1, "bbubb", c->row, c->col, n, u0, c->flags);
   case APP_BC:
-    rc = set_args(k, 1, "bbubbbbbub", c->row, c->col, n, u0, c->f[0], c->f[1], c->f[2],
-                  c->sources, c->nsrc, c->flags);
-    break;
+    return set_args(k, 1, "bbubbbbbub", c->row, c->col, n, u0, c->f[0], c->f[1], c->f[2],
+                    c->sources, c->nsrc, c->flags);
   default:
-    rc = WGS_EINVAL;
+    return WGS_EINVAL;
   }
+}
+
+/*
+ * A fixed count the user gave may exceed what the device runs at once, and the application's
+ * kernels are unchecked by default: the grid barrier would spin forever. The first fixed run
+ * is therefore preceded by the same run of a checked build of the kernel (bounded spins), so
+ * that too many groups is WGS_EDEADLOCK with the groups that never arrived, as in
+ * `wgsync latency`. The probe writes the same arrays the real run then rewrites.
+ */
+static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_t errlen)
+{
+  int rc = 0;
+  if (!c->probe_prog &&
+      (rc = wgs_program_build(c->dev, wgs__apps_source, NULL, WGS_BUILD_CHECKED, &c->probe_prog)))
+    return fail(rc, err, errlen, "building the checked probe of --fixed-groups");
+  if (!c->probe_k && (rc = wgs_kernel_create(c->probe_prog, kernel_names[c->app][K_PERSIST],
+                                             &c->probe_k)))
+    return fail(rc, err, errlen, "the checked probe's kernel");
+  if ((rc = persistent_args(c, c->probe_k)))
+    return fail(rc, err, errlen, "setting the checked probe's arguments");
+  wgs_launch_result res;
+  rc = wgs_launch(c->st, c->probe_k, cfg, &res);
+  if (rc == WGS_EDEADLOCK) {
+    char tmp[1024];
+    snprintf(tmp, sizeof tmp, "--fixed-groups %u: more groups than this device runs at once for "
+             "this kernel (a grid barrier over them would never complete; the portable form's "
+             "discovery finds how many do). Checked probe: %s", cfg->groups, wgs_last_error());
+    snprintf(err, errlen, "%s", tmp);
+    return rc;
+  }
+  if (rc)
+    return fail(rc, err, errlen, "checked probe of --fixed-groups");
+  c->probed = 1;
+  return 0;
+}
+
+static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t errlen)
+{
+  wgs_kernel_t *k = c->k[K_PERSIST];
+  int rc = persistent_args(c, k);
   if (rc)
     return fail(rc, err, errlen, "setting the persistent kernel's arguments");
   wgs_launch_config cfg;
@@ -346,6 +385,10 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
   if (fixed) {
     cfg.discovery = WGS_DISCOVERY_FIXED;
     cfg.groups = c->o.fixed_groups ? c->o.fixed_groups : c->discovered;
+    /* a count discovery found is occupant by construction; one the user gave is probed */
+    if (c->o.fixed_groups && !c->o.checked && !c->probed &&
+        (rc = probe_fixed(c, &cfg, err, errlen)))
+      return rc;
   }
   wgs_launch_result res;
   double t0 = now_ms();

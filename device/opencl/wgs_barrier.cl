@@ -96,32 +96,26 @@ WGS_FN void wgs__counter_arrive(wgs_env *env)
   else if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
     wgs__st_rel(&env->s[WGS_W_GEN], want);
 }
-/* Waits for instance counted+1: the arrival count reaching n*(k+1) (small launches) or the
- * published instance reaching k+1; signed differences, so nothing is ever reset.
- * One loop of acquire polls, its word and target chosen before it. The load that ends it:
- *  - small launches: reads a value written by an RMW in the release sequence of every arrival,
- *    so it synchronises with all of them;
- *  - larger launches: reads a release store by the last arriver of this instance or a later
- *    one, which acquired every arrival before it (the acq_rel chain on the count): by
- *    transitivity the waiter is ordered after every arrival.
- * Why not what device/cuda/wgsync.cuh does (a loop per mode; relaxed polls and one acquire load
- * for small launches): PoCL 3.1's workitemrepl method turns the exit of those loops into
- * llvm.assume of the loop condition, an exit-less spin (seen in its parallel.bc; absent from
- * clang's output), so the unchecked counter barrier hung even for one group. Two loops with
- * acquire polls, and one loop of relaxed polls followed by an acquire load or fence, hung the
- * same way; this shape does not. tests/CMakeLists.txt runs the unchecked barriers under both
- * work-group methods to catch a return of it. */
+/* Small launches: relaxed polls of the arrival count, then one acquire load; otherwise acquire
+ * polls of the published instance. Two loops, as in device/cuda/wgsync.cuh, which says why
+ * that is enough and what it measured. */
 WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
 {
   wgs_word_ptr s = env->s;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  uint small = env->num_groups <= WGS_POLL_ARRIVALS_MAX;
-  wgs_word_ptr word = small ? &s[WGS_W_ARRIVE] : &s[WGS_W_GEN];
-  uint want = small ? env->num_groups * (env->counted + 1u) : env->counted + 1u;
-  while ((int)(wgs__ld_acq(word) - want) < 0)
-    if (wgs__wait_gave_up(env, &sp, site))
-      break;
+  if (env->num_groups <= WGS_POLL_ARRIVALS_MAX) {
+    uint want = env->num_groups * (env->counted + 1u);
+    while ((int)(wgs__ld_rlx(&s[WGS_W_ARRIVE]) - want) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
+    (void)wgs__ld_acq(&s[WGS_W_ARRIVE]);
+  } else {
+    uint want = env->counted + 1u;
+    while ((int)(wgs__ld_acq(&s[WGS_W_GEN]) - want) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
+  }
 }
 
 /*

@@ -230,7 +230,17 @@ static void set_build_options(wgs_device_t *dev)
   } else if (in->atomics == WGS_ATOMICS_PTX) {
     layer = "-D WGS_LAYER_PTX=1";
   }
-  snprintf(dev->opts[0], sizeof dev->opts[0], "%s %s", std, layer);
+  /* PoCL 3.1 miscompiles the unchecked device library, whose spins have no exit but their
+   * condition: under POCL_WORK_GROUP_METHOD=workitemrepl the counter barrier became an
+   * exit-less loop (llvm.assume of the loop condition in its parallel.bc, absent from clang's
+   * output) and the split grid barrier's `local id == 0` guard was dropped, so every work-item
+   * arrived (stale reads); loopvec broke the same way with other spin shapes. The bounded-spin
+   * shape compiles correctly under both methods, so on PoCL unchecked programs are built like
+   * checked ones and launched with an unbounded spin limit (UINT64_MAX; cl_launch.c): nothing
+   * ever times out, and only a CPU pays the bound's few instructions per spin. */
+  int pocl = strstr(in->platform_name, "Portable Computing Language") != NULL;
+  snprintf(dev->opts[0], sizeof dev->opts[0], "%s %s%s", std, layer,
+           pocl ? " -D WGS_CHECKED=1" : "");
   snprintf(dev->opts[1], sizeof dev->opts[1], "%s %s -D WGS_CHECKED=1", std, layer);
 }
 

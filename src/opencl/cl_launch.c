@@ -275,7 +275,7 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
                                  "(the max_groups given to wgs_state_create)",
                      groups, st->max_groups);
 
-  uint64_t limit = 0;
+  uint64_t limit = UINT64_MAX; /* unchecked: no bound (PoCL builds them with one; cl_device.c) */
   if (checked) {
     int rc = wgs__spin_limit(dev, cfg.timeout_ms, &limit);
     if (rc != WGS_OK)
