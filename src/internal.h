@@ -4,6 +4,8 @@
 #ifndef WGS_INTERNAL_H
 #define WGS_INTERNAL_H
 
+#include <stdint.h>
+
 #include "wgsync.h"
 
 #if defined(__GNUC__)
@@ -27,6 +29,18 @@ void wgs__fail_append(const char *text);
     if ((ptr) == NULL)                                                                       \
       return wgs__fail(WGS_EINVAL, "%s: argument '%s' is NULL", __func__, #ptr);             \
   } while (0)
+
+/* A non-negative amount in a device's spin unit (ns or iterations), saturated: a timeout too
+ * large for 64 bits means "never", not a bound wrapped to nothing. */
+static inline uint64_t wgs__saturate_u64(double v)
+{
+  return !(v > 0) ? 0 : v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
+}
+/* The most §5.4 delay rounds a launch accepts: each hands the discovery mutex over once (a few
+ * us on a GPU; on PoCL 10^5 rounds already took minutes at 8 threads). */
+#define WGS__MAX_DELAY 1000000u
+/* Validates the fields both backends read the same way; "who" names the call in messages. */
+int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg);
 
 /* Shared by the backends' tools (src/occupancy.c). */
 /* The launch a tool makes for an occupancy or self-test configuration. */

@@ -3,6 +3,7 @@
  * wgsync.h), the per-thread last-error detail, and configuration defaults.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,4 +65,32 @@ void wgs_launch_config_init(wgs_launch_config *cfg)
   cfg->lock = WGS_LOCK_TICKET;
   cfg->discovery = WGS_DISCOVERY_PROTOCOL;
   cfg->close_wait_us = -1;
+}
+
+/* One place for the checks both backends make on a launch configuration, so that a bad field
+ * is the same error with the same words on OpenCL and CUDA. */
+int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg)
+{
+  if (cfg->lock != WGS_LOCK_TICKET && cfg->lock != WGS_LOCK_SPIN && cfg->lock != WGS_LOCK_FREE)
+    return wgs__fail(WGS_EINVAL, "%s: lock is %d (expected WGS_LOCK_TICKET, WGS_LOCK_SPIN or "
+                                 "WGS_LOCK_FREE)", who, (int)cfg->lock);
+  if (cfg->discovery != WGS_DISCOVERY_PROTOCOL && cfg->discovery != WGS_DISCOVERY_ALL &&
+      cfg->discovery != WGS_DISCOVERY_FIXED)
+    return wgs__fail(WGS_EINVAL, "%s: discovery is %d (expected WGS_DISCOVERY_PROTOCOL, _ALL or "
+                                 "_FIXED)", who, (int)cfg->discovery);
+  if ((int)cfg->barrier < WGS_BARRIER_DEFAULT || cfg->barrier > WGS_BARRIER_COUNTER)
+    return wgs__fail(WGS_EINVAL, "%s: barrier is %d (expected WGS_BARRIER_DEFAULT, _XF or "
+                                 "_COUNTER)", who, (int)cfg->barrier);
+  if (!(cfg->timeout_ms >= 0) || isinf(cfg->timeout_ms))
+    return wgs__fail(WGS_EINVAL, "%s: timeout_ms is %g (expected a finite value >= 0; a value "
+                                 "too large for the device's spin counter means no bound)",
+                     who, cfg->timeout_ms);
+  if (!(cfg->close_wait_us < 1e9))
+    return wgs__fail(WGS_EINVAL, "%s: close_wait_us is %g (expected < 1e9; < 0 for the "
+                                 "device default)", who, cfg->close_wait_us);
+  if (cfg->delay > WGS__MAX_DELAY)
+    return wgs__fail(WGS_EINVAL, "%s: delay is %u lock/unlock rounds (expected at most %u: "
+                                 "each hands the discovery mutex over once)",
+                     who, cfg->delay, WGS__MAX_DELAY);
+  return WGS_OK;
 }

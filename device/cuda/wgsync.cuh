@@ -147,18 +147,17 @@ WGS_DEV int wgs__lock_gave_up(unsigned *s, wgs__spin *sp, unsigned group)
   }
   return why != 0;
 }
-WGS_DEV int wgs__lock(unsigned *s, unsigned kind, unsigned *ticket, unsigned group)
+/* The caller's spin sp bounds the wait: one per phase, one for the whole §5.4 delay. */
+WGS_DEV int wgs__lock(unsigned *s, unsigned kind, unsigned *ticket, unsigned group, wgs__spin *sp)
 {
-  wgs__spin sp;
-  wgs__spin_init(&sp);
   if (kind == WGS_LOCK_KIND_SPIN) {
     while (wgs__xchg_acq(&s[WGS_W_SPIN], 1u) != 0u) /* acquire: see the last holder's writes */
-      if (wgs__lock_gave_up(s, &sp, group))
+      if (wgs__lock_gave_up(s, sp, group))
         return 0;
   } else {
     *ticket = wgs__add_rlx(&s[WGS_W_TICKET_NEXT], 1u); /* ordering comes from the serve load */
     while (wgs__ld_acq(&s[WGS_W_TICKET_SERVE]) != *ticket)
-      if (wgs__lock_gave_up(s, &sp, group))
+      if (wgs__lock_gave_up(s, sp, group))
         return 0;
   }
   return 1;
@@ -208,7 +207,9 @@ WGS_DEV unsigned wgs__poll_locked(unsigned *s, unsigned group, unsigned mg)
   unsigned kind = s[WGS_W_CONFIG + WGS_CFG_LOCK], delay = s[WGS_W_CONFIG + WGS_CFG_DELAY];
   unsigned ticket = 0u, id = WGS_NOT_PARTICIPATING;
   unsigned long long t0 = wgs__timer_ns();
-  if (wgs__lock(s, kind, &ticket, group)) {
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  if (wgs__lock(s, kind, &ticket, group, &sp)) {
     if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u) {
       id = wgs__ld_rlx(&s[WGS_W_COUNT]);
       wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
@@ -217,13 +218,17 @@ WGS_DEV unsigned wgs__poll_locked(unsigned *s, unsigned group, unsigned mg)
   }
   if (id == WGS_NOT_PARTICIPATING)
     return id;
-  for (unsigned d = 0u; d < delay; ++d) { /* §5.4 delay */
-    if (!wgs__lock(s, kind, &ticket, group))
+  wgs__spin_init(&sp); /* §5.4 delay: bounded as a whole, as in the OpenCL library */
+  for (unsigned d = 0u; d < delay; ++d) {
+    if (!wgs__lock(s, kind, &ticket, group, &sp))
       break;
     wgs__unlock(s, kind, ticket);
+    if (wgs__lock_gave_up(s, &sp, group))
+      break;
   }
   wgs__quiesce(s, &s[WGS_W_COUNT], id + 1u, true);
-  if (wgs__lock(s, kind, &ticket, group)) {
+  wgs__spin_init(&sp);
+  if (wgs__lock(s, kind, &ticket, group, &sp)) {
     if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u)
       wgs__st_rlx(&s[WGS_W_POLL], 0u);
     wgs__unlock(s, kind, ticket);

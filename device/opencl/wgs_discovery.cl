@@ -46,16 +46,15 @@ WGS_FN int wgs__lock_gave_up(wgs_word_ptr s, wgs__spin *sp, uint group)
   return why != 0;
 }
 
-/* Mutex of Fig. 3. Returns 1 when held, 0 when a checked spin gave up (reported here). */
-WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket, uint group)
+/* Mutex of Fig. 3. Returns 1 when held, 0 when a checked spin gave up (reported here). The
+ * caller's spin sp bounds the wait: one per phase, one for the whole §5.4 delay. */
+WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket, uint group, wgs__spin *sp)
 {
-  wgs__spin sp;
-  wgs__spin_init(&sp);
   int held = 1;
   if (kind == WGS_LOCK_KIND_SPIN) {
     /* Test-and-set; acquire so that the critical section sees the last holder's writes. */
     while (wgs__xchg_acq(&s[WGS_W_SPIN], 1u) != 0u) {
-      if (wgs__lock_gave_up(s, &sp, group)) {
+      if (wgs__lock_gave_up(s, sp, group)) {
         held = 0;
         break;
       }
@@ -65,7 +64,7 @@ WGS_FN int wgs__lock(wgs_word_ptr s, uint kind, uint *ticket, uint group)
      * which reads the previous holder's release store, is what orders the critical section. */
     *ticket = wgs__add_rlx(&s[WGS_W_TICKET_NEXT], 1u);
     while (wgs__ld_acq(&s[WGS_W_TICKET_SERVE]) != *ticket) {
-      if (wgs__lock_gave_up(s, &sp, group)) {
+      if (wgs__lock_gave_up(s, sp, group)) {
         held = 0;
         break;
       }
@@ -107,7 +106,9 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
   ulong t0 = wgs__timer_ns();
 
   /* Polling phase (lines 1-9). Accesses under the mutex may be relaxed: the mutex orders them. */
-  if (wgs__lock(s, kind, &ticket, group)) {
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  if (wgs__lock(s, kind, &ticket, group, &sp)) {
     if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u) {
       id = wgs__ld_rlx(&s[WGS_W_COUNT]);
       wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
@@ -116,11 +117,17 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
   }
 
   if (id != WGS_NOT_PARTICIPATING) {
-    /* §5.4 delay: lock/unlock rounds that let queued groups poll before this one closes. */
+    /* §5.4 delay: lock/unlock rounds that let queued groups poll before this one closes.
+     * Checked builds bound the whole delay as one spin (every lock wait and every round counts
+     * against it), not each round: 2^32 bounded rounds are not bounded. Past the limit it is
+     * reported as a discovery wait past the limit. */
+    wgs__spin_init(&sp);
     for (uint d = 0u; d < delay; ++d) {
-      if (!wgs__lock(s, kind, &ticket, group))
+      if (!wgs__lock(s, kind, &ticket, group, &sp))
         break;
       wgs__unlock(s, kind, ticket);
+      if (wgs__lock_gave_up(s, &sp, group))
+        break;
     }
     /* wgsync's close wait (quiescence): before closing, wait outside the mutex until no group
      * has polled for a host-given time W (nanoseconds on devices with a clock, calibrated
@@ -155,7 +162,8 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
       }
     }
     /* Closing phase (lines 11-15). */
-    if (wgs__lock(s, kind, &ticket, group)) {
+    wgs__spin_init(&sp);
+    if (wgs__lock(s, kind, &ticket, group, &sp)) {
       if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u)
         wgs__st_rlx(&s[WGS_W_POLL], 0u);
       wgs__unlock(s, kind, ticket);

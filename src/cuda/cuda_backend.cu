@@ -197,19 +197,10 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   if (cfg.state_arg >= num_args)
     return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: state_arg is %u but the kernel has %u "
                                  "arguments", cfg.state_arg, num_args);
-  if (cfg.lock != WGS_LOCK_TICKET && cfg.lock != WGS_LOCK_SPIN && cfg.lock != WGS_LOCK_FREE)
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: lock is %d (expected WGS_LOCK_TICKET, "
-                                 "_SPIN or _FREE)", (int)cfg.lock);
-  if ((int)cfg.barrier < 0 || cfg.barrier > WGS_BARRIER_COUNTER)
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: barrier is %d (expected a wgs_barrier)",
-                     (int)cfg.barrier);
-  if (cfg.discovery != WGS_DISCOVERY_PROTOCOL && cfg.discovery != WGS_DISCOVERY_ALL &&
-      cfg.discovery != WGS_DISCOVERY_FIXED)
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: discovery is %d", (int)cfg.discovery);
-  if (!(cfg.timeout_ms >= 0) || isinf(cfg.timeout_ms) || cfg.close_wait_us > 1e9)
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: timeout_ms %g / close_wait_us %g out of range",
-                     cfg.timeout_ms, cfg.close_wait_us);
-  int rc = set_device(st->device);
+  int rc = wgs__check_launch_config("wgs_cuda_launch", &cfg);
+  if (rc != WGS_OK)
+    return rc;
+  rc = set_device(st->device);
   if (rc != WGS_OK)
     return rc;
   int maxt = 0;
@@ -231,7 +222,7 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
                                                           : WGS_MODE_FIXED;
   double timeout_ms = cfg.timeout_ms > 0 ? cfg.timeout_ms : 500.0;
   double wait_us = cfg.close_wait_us < 0 ? 10.0 : cfg.close_wait_us;
-  uint64_t limit = (uint64_t)(timeout_ms * 1e6), wait = (uint64_t)(wait_us * 1e3);
+  uint64_t limit = wgs__saturate_u64(timeout_ms * 1e6), wait = wgs__saturate_u64(wait_us * 1e3);
   uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
   memset(h, 0, sizeof h);
   h[WGS_W_POLL] = 1u;
@@ -365,8 +356,9 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
                      mode == WGS_MODE_DISCOVER ? "ids from discovery" : "native ids, discovery off");
   }
   if (er[WGS_ERR_CODE] == WGS_DEV_ERR_LOCK)
-    return wgs__fail(WGS_ELOCK, "group %u waited past the spin limit in discovery (%u groups "
-                                "launched)", er[WGS_ERR_REPORTER], groups);
+    return wgs__fail(WGS_ELOCK, "group %u waited past the spin limit in discovery (the mutex%s; "
+                                "%u groups launched, delay %u rounds)", er[WGS_ERR_REPORTER],
+                     cfg.delay ? " or the delay of §5.4" : "", groups, cfg.delay);
   if (mode == WGS_MODE_DISCOVER && (res->participants == 0 || res->participants > groups))
     return wgs__fail(WGS_EBACKEND, "discovery counted %u participants of %u launched groups (did "
                                    "the kernel call wgs_discover with this state?)",

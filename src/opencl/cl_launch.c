@@ -196,7 +196,7 @@ static int calibrate(wgs_device_t *dev)
 static int us_to_spin(wgs_device_t *dev, double us, uint64_t *out)
 {
   if (dev->info.has_timer) {
-    *out = (uint64_t)(us * 1e3);
+    *out = wgs__saturate_u64(us * 1e3);
     return WGS_OK;
   }
   if (dev->iters_per_ms <= 0) {
@@ -205,7 +205,7 @@ static int us_to_spin(wgs_device_t *dev, double us, uint64_t *out)
       return rc;
   }
   double it = us / 1e3 * dev->iters_per_ms;
-  *out = it < 1 ? 1 : (uint64_t)it;
+  *out = it < 1 ? 1 : wgs__saturate_u64(it);
   return WGS_OK;
 }
 
@@ -236,19 +236,9 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
     wgs_launch_config_init(&cfg);
   wgs_device_t *dev = st->dev;
 
-  if (cfg.lock != WGS_LOCK_TICKET && cfg.lock != WGS_LOCK_SPIN && cfg.lock != WGS_LOCK_FREE)
-    return wgs__fail(WGS_EINVAL, "wgs_launch: lock is %d (expected WGS_LOCK_TICKET, "
-                                 "WGS_LOCK_SPIN or WGS_LOCK_FREE)", (int)cfg.lock);
-  if (cfg.discovery != WGS_DISCOVERY_PROTOCOL && cfg.discovery != WGS_DISCOVERY_ALL &&
-      cfg.discovery != WGS_DISCOVERY_FIXED)
-    return wgs__fail(WGS_EINVAL, "wgs_launch: discovery is %d (expected WGS_DISCOVERY_PROTOCOL, "
-                                 "_ALL or _FIXED)", (int)cfg.discovery);
-  if ((int)cfg.barrier < WGS_BARRIER_DEFAULT || cfg.barrier > WGS_BARRIER_COUNTER)
-    return wgs__fail(WGS_EINVAL, "wgs_launch: barrier is %d (expected WGS_BARRIER_DEFAULT, "
-                                 "_XF or _COUNTER)", (int)cfg.barrier);
-  if (!(cfg.timeout_ms >= 0) || isinf(cfg.timeout_ms))
-    return wgs__fail(WGS_EINVAL, "wgs_launch: timeout_ms is %g (expected a finite value >= 0)",
-                     cfg.timeout_ms);
+  int rc0 = wgs__check_launch_config("wgs_launch", &cfg);
+  if (rc0 != WGS_OK)
+    return rc0;
 
   size_t kmax = 0;
   WGS__CL(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
@@ -283,8 +273,6 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
   }
   uint64_t wait = 0;
   double wait_us = cfg.close_wait_us < 0 ? wgs__default_close_wait_us(dev) : cfg.close_wait_us;
-  if (!(wait_us < 1e9))
-    return wgs__fail(WGS_EINVAL, "wgs_launch: close_wait_us is %g (expected < 1e9)", wait_us);
   if (wait_us > 0 && cfg.discovery == WGS_DISCOVERY_PROTOCOL) {
     int rc = us_to_spin(dev, wait_us, &wait);
     if (rc != WGS_OK)
@@ -378,8 +366,9 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
   }
   if (e[WGS_ERR_CODE] == WGS_DEV_ERR_LOCK)
     return wgs__fail(WGS_ELOCK, "kernel '%s': group %u waited past the spin limit for the "
-                                "discovery mutex (%u groups launched)",
-                     kname, e[WGS_ERR_REPORTER], groups);
+                                "discovery mutex%s (%u groups launched, delay %u rounds)",
+                     kname, e[WGS_ERR_REPORTER], cfg.delay ? " or in the delay (§5.4)" : "",
+                     groups, cfg.delay);
   if (e[WGS_ERR_CODE] != 0)
     return wgs__fail(WGS_EBACKEND, "kernel '%s': device reported unknown error %u", kname,
                      e[WGS_ERR_CODE]);
