@@ -3,28 +3,40 @@
  * wgsync spirv lower FILE -o OUT           rewrite for consumers without the extension
  * Exit status: 0 valid / lowered, 1 rule violations, 2 unreadable or malformed input.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/stat.h>
 
 #include "cli.h"
 
 static uint32_t *read_words(const char *path, size_t *n)
 {
   FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "wgsync spirv: cannot open '%s'\n", path);
+  struct stat sb;
+  if (!f || fstat(fileno(f), &sb) != 0) {
+    fprintf(stderr, "wgsync spirv: cannot open '%s': %s\n", path, strerror(errno));
+    if (f)
+      fclose(f);
     return NULL;
   }
-  fseek(f, 0, SEEK_END);
-  long bytes = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  if (bytes < 0 || bytes % 4) {
-    fprintf(stderr, "wgsync spirv: '%s' is %ld bytes, not a whole number of 32-bit words\n", path, bytes);
+  if (!S_ISREG(sb.st_mode)) { /* a directory opens, and ftell on it says LONG_MAX */
+    fprintf(stderr, "wgsync spirv: '%s' is %s, not a SPIR-V file\n", path,
+            S_ISDIR(sb.st_mode) ? "a directory" : "not a regular file");
+    fclose(f);
+    return NULL;
+  }
+  long long bytes = (long long)sb.st_size;
+  if (bytes % 4) {
+    fprintf(stderr, "wgsync spirv: '%s' is %lld bytes, not a whole number of 32-bit words\n",
+            path, bytes);
     fclose(f);
     return NULL;
   }
   uint32_t *w = malloc((size_t)bytes + 4);
   if (w && fread(w, 1, (size_t)bytes, f) != (size_t)bytes) {
+    fprintf(stderr, "wgsync spirv: cannot read '%s'\n", path);
     free(w);
     w = NULL;
   }
@@ -69,15 +81,17 @@ int cmd_spirv(int argc, char **argv)
       fprintf(stderr, "wgsync spirv lower: %s (%s)\n%s\n", wgs_strerror(rc), wgs_status_name(rc), wgs_last_error());
       status = rc == WGS_EVALIDATION ? 1 : 2;
     } else {
+      /* fclose is where a full disk shows (buffered writes): its result counts too */
       FILE *f = fopen(outp, "wb");
-      if (!f || fwrite(out, sizeof *out, on, f) != on) {
-        fprintf(stderr, "wgsync spirv lower: cannot write '%s'\n", outp);
+      int ok = f && fwrite(out, sizeof *out, on, f) == on;
+      if (f && fclose(f) != 0)
+        ok = 0;
+      if (!ok) {
+        fprintf(stderr, "wgsync spirv lower: cannot write '%s': %s\n", outp, strerror(errno));
         status = 2;
       } else {
         printf("lowered %s (%zu words) to %s (%zu words)\n", in, n, outp, on);
       }
-      if (f)
-        fclose(f);
       wgs_spirv_free(out);
     }
   } else {

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -70,8 +71,20 @@ static int parse_double(const char *s, const char *what, double *out)
   return 0;
 }
 
+/* Output that could not be written is a failure, whatever the command (`-o /dev/full`,
+ * `--json > /dev/full`): stdout is closed at exit and an error changes the exit status. */
+static void close_stdout(void)
+{
+  int failed = ferror(stdout); /* an earlier flush failed: the error flag stays set */
+  if (fclose(stdout) != 0 || failed) {
+    fprintf(stderr, "wgsync: cannot write the output: %s\n", strerror(errno));
+    _exit(2);
+  }
+}
+
 int main(int argc, char **argv)
 {
+  atexit(close_stdout);
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

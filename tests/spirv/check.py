@@ -152,6 +152,19 @@ elif CASE == "mutations":
             rc, out = run(WGSYNC, "spirv", *verb)
             expect(rc in (0, 1, 2), f"mutation {t}: {verb[0]} exited {rc} (crash?)", out)
     print("300 mutated modules: every one read, refused or lowered without a crash")
+elif CASE == "output_errors":
+    # output that cannot be written is a failure, not "lowered ..." and exit 0; a directory given
+    # as input is named as one
+    spv = assemble("out", module([arrive(2, 260), wait(2, 258)]))
+    if os.path.exists("/dev/full"):
+        rc, out = run(WGSYNC, "spirv", "lower", spv, "-o", "/dev/full")
+        expect(rc == 2 and "cannot write '/dev/full'" in out and "lowered" not in out, "lower -o /dev/full", out)
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([WGSYNC, "spirv", "validate", spv, "--json"], stdout=full, stderr=subprocess.PIPE, text=True)
+        expect(p.returncode != 0 and "cannot write the output" in p.stderr, "validate --json > /dev/full", p.stderr)
+    rc, out = run(WGSYNC, "spirv", "validate", OUT)
+    expect(rc == 2 and "is a directory" in out, "a directory as input", out)
+    print("unwritable output and a directory as input: refused with the reason")
 elif CASE == "il_path":
     spv = assemble("il", module([arrive(2, 260), wait(2, 258)]))
     rc, out = run(TEST_BIN, "spirv_il", spv)
