@@ -541,6 +541,38 @@ static int case_bad_input(void)
   CHECK_STATUS(wgs_occupancy_discover(dev, &oc, &r), WGS_ELIMIT);
   CHECK(strstr(wgs_last_error(), "local memory") != NULL);
 
+  /* __local memory over the device's: an error before the launch, not a driver abort */
+  const char *lm_src =
+      "__kernel void lm(__global uint *wgs, __local uint *dyn, __global uint *out)\n"
+      "{\n  __local uint fixed[1024];\n  wgs_env env;\n"
+      "  if (wgs_discover(wgs, &env)) {\n    fixed[env.local_id] = env.local_id;\n"
+      "    dyn[env.local_id] = fixed[0];\n    barrier(CLK_LOCAL_MEM_FENCE);\n"
+      "    out[env.local_id] = dyn[0];\n  }\n}\n";
+  wgs_program_t *lmp = NULL;
+  wgs_kernel_t *lmk = NULL;
+  CHECK_OK(wgs_program_build(dev, lm_src, NULL, 0, &lmp));
+  CHECK_OK(wgs_kernel_create(lmp, "lm", &lmk));
+  CHECK_STATUS(wgs_kernel_set_arg(lmk, 1, (size_t)1 << 30, NULL), WGS_ELIMIT);
+  CHECK(strstr(wgs_last_error(), "__local memory") != NULL);
+  CHECK_STATUS(wgs_kernel_set_arg(lmk, 1, (size_t)in.local_mem_bytes + 1, NULL), WGS_ELIMIT);
+  /* fits alone, but not with the kernel's own 4 KiB */
+  CHECK_OK(wgs_kernel_set_arg(lmk, 1, (size_t)in.local_mem_bytes - 1024, NULL));
+  wgs_buffer_t *lmo = NULL;
+  CHECK_OK(wgs_buffer_create(dev, 4096, &lmo));
+  CHECK_OK(wgs_kernel_set_arg_buffer(lmk, 2, lmo));
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = LOCAL;
+  cfg.groups = 2;
+  CHECK_STATUS(wgs_launch(st, lmk, &cfg, NULL), WGS_ELIMIT);
+  CHECK(strstr(wgs_last_error(), "bytes of local memory per group") != NULL);
+  printf("local memory refused: %s\n", wgs_last_error());
+  /* and a size that fits runs */
+  CHECK_OK(wgs_kernel_set_arg(lmk, 1, 64 * 1024 < (size_t)in.local_mem_bytes / 2 ? 64 * 1024 : (size_t)in.local_mem_bytes / 2, NULL));
+  CHECK_OK(wgs_launch(st, lmk, &cfg, NULL));
+  wgs_buffer_release(lmo);
+  wgs_kernel_release(lmk);
+  wgs_program_release(lmp);
+
   CHECK(strcmp(wgs_strerror(WGS_EDEADLOCK), "unknown wgsync status") != 0);
   CHECK(strcmp(wgs_status_name(-999), "WGS_UNKNOWN") == 0);
 

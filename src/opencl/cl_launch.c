@@ -244,6 +244,16 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
   WGS__CL(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                    &kmax, NULL),
           "clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
+  /* Static __local variables plus __local arguments, as the driver counts them: more than the
+   * device has would fail at the launch, or (PoCL 3.1) abort the process there. */
+  cl_ulong klmem = 0;
+  if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klmem, &klmem,
+                               NULL) == CL_SUCCESS &&
+      klmem > dev->info.local_mem_bytes)
+    return wgs__fail(WGS_ELIMIT, "kernel '%s' needs %llu bytes of local memory per group (its "
+                                 "__local variables and arguments), but '%s' has %llu",
+                     kname, (unsigned long long)klmem, dev->info.name,
+                     (unsigned long long)dev->info.local_mem_bytes);
   size_t local = cfg.local_size;
   if (local == 0)
     local = kmax < 256 ? kmax : 256;

@@ -154,6 +154,13 @@ cl_kernel wgs_kernel_opencl(const wgs_kernel_t *k) { return k ? k->k : NULL; }
 int wgs_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value)
 {
   WGS__REQUIRE(k);
+  const wgs_device_info *in = &k->prog->dev->info;
+  /* A NULL value is a __local argument of `size` bytes. Some drivers accept any size here and
+   * fail at the launch; PoCL 3.1 aborts the process there. */
+  if (!value && size > in->local_mem_bytes)
+    return wgs__fail(WGS_ELIMIT, "argument %u: %zu bytes of __local memory, but '%s' has %llu "
+                                 "bytes of local memory per group", index, size, in->name,
+                     (unsigned long long)in->local_mem_bytes);
   cl_int err = clSetKernelArg(k->k, index, size, value);
   if (err != CL_SUCCESS)
     return wgs__fail(WGS_EINVAL, "clSetKernelArg(index %u, %zu bytes) failed: %s", index, size,
