@@ -49,6 +49,10 @@ static int parse_forms(const char *s, int cuda, app_form *out, int *count)
     }
     out[(*count)++] = f;
   }
+  if (*count == 0) { /* "--forms ''" or "--forms ,": nothing would run, yet exit 0 */
+    fprintf(stderr, "wgsync: --forms '%s' names no form (expected e.g. multi,persistent)\n", s);
+    return 2;
+  }
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "graph.h"
 #include "graph_internal.h"
@@ -116,6 +117,7 @@ typedef struct {
   char *line;
   size_t cap;
   unsigned long lineno;
+  unsigned long nul_line; /* first line holding a NUL byte (0: none) */
 } reader;
 
 static int reader_open(reader *r, const char *path, char *err, size_t errlen)
@@ -123,21 +125,44 @@ static int reader_open(reader *r, const char *path, char *err, size_t errlen)
   memset(r, 0, sizeof *r);
   r->path = path;
   r->f = fopen(path, "r");
-  if (!r->f) {
+  struct stat sb;
+  if (!r->f || fstat(fileno(r->f), &sb) != 0) {
     app_err(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    if (r->f)
+      fclose(r->f);
+    r->f = NULL;
+    return WGS_EIO;
+  }
+  if (S_ISDIR(sb.st_mode)) { /* it opens, and reads as an empty file */
+    app_err(err, errlen, "%s: is a directory, not a graph file", path);
+    fclose(r->f);
+    r->f = NULL;
     return WGS_EIO;
   }
   return 0;
+}
+
+/* One line; -1 at EOF or at a line with a NUL byte, which the parsers would otherwise read only
+ * up to the NUL (the rest silently dropped): reader_close turns it into the error. */
+static ssize_t reader_getline(reader *r)
+{
+  ssize_t len = getline(&r->line, &r->cap, r->f);
+  if (len < 0)
+    return -1;
+  r->lineno++;
+  if ((size_t)len != strlen(r->line)) {
+    r->nul_line = r->lineno;
+    return -1;
+  }
+  return len;
 }
 
 /* Next line with content (comments starting with any char of `comment` skipped); 1 at EOF. */
 static int reader_next(reader *r, const char *comment, char **out)
 {
   for (;;) {
-    ssize_t len = getline(&r->line, &r->cap, r->f);
-    if (len < 0)
+    if (reader_getline(r) < 0)
       return 1;
-    r->lineno++;
     char *p = r->line;
     while (*p && isspace((unsigned char)*p))
       p++;
@@ -148,11 +173,19 @@ static int reader_next(reader *r, const char *comment, char **out)
   }
 }
 
-static void reader_close(reader *r)
+/* Closes r and returns the reader's result: rc, or the NUL-byte error, which explains whatever
+ * the parser made of the cut line (a binary file given as a graph, say). */
+static int reader_close(reader *r, int rc, char *err, size_t errlen)
 {
+  if (r->nul_line) {
+    app_err(err, errlen, "%s:%lu: the line holds a NUL byte (not a text graph file?)", r->path,
+            r->nul_line);
+    rc = WGS_EINVAL;
+  }
   if (r->f)
     fclose(r->f);
   free(r->line);
+  return rc;
 }
 
 /* Parses an unsigned decimal at *p (skipping blanks); 0 on success, advancing *p. */
@@ -254,7 +287,41 @@ int app_graph_read_dimacs(const char *path, app_graph *g, char *err, size_t errl
   if (!rc)
     rc = app_csr_from_edges((uint32_t)n, &e, g, err, errlen);
   app_edges_free(&e);
-  reader_close(&r);
+  return reader_close(&r, rc, err, errlen);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* METIS graphs are undirected: every edge u-v is listed under u and under v. A file that lists
+ * one direction only would make mis and bc blame the computation ("not independent", NaN), so
+ * it is refused here, naming the first edge without its reverse. */
+static int check_symmetric(const app_graph *g, const char *path, char *err, size_t errlen)
+{
+  uint32_t *sorted = malloc((g->m ? g->m : 1) * sizeof *sorted);
+  if (!sorted) {
+    app_err(err, errlen, "%s: out of memory checking symmetry", path);
+    return WGS_ENOMEM;
+  }
+  memcpy(sorted, g->col, (size_t)g->m * sizeof *sorted);
+  for (uint32_t v = 0; v < g->n; ++v)
+    qsort(sorted + g->row[v], g->row[v + 1] - g->row[v], sizeof *sorted, cmp_u32);
+  int rc = 0;
+  for (uint32_t u = 0; u < g->n && !rc; ++u)
+    for (uint32_t i = g->row[u]; i < g->row[u + 1]; ++i) {
+      uint32_t v = g->col[i];
+      if (!bsearch(&u, sorted + g->row[v], g->row[v + 1] - g->row[v], sizeof *sorted, cmp_u32)) {
+        app_err(err, errlen, "%s: node %u lists neighbour %u, but node %u does not list %u: a "
+                "METIS graph is undirected and lists every edge under both ends", path, u + 1,
+                v + 1, v + 1, u + 1);
+        rc = WGS_EINVAL;
+        break;
+      }
+    }
+  free(sorted);
   return rc;
 }
 
@@ -284,6 +351,12 @@ int app_graph_read_metis(const char *path, uint32_t max_weight, app_graph *g, ch
       rc = WGS_EINVAL;
       goto out;
     }
+    if (m > 0xfffffff0u / 2) { /* 2*m adjacency entries, each a 32-bit edge index */
+      app_err(err, errlen, "%s:%lu: header declares %llu edges: more than wgsync's 32-bit edge "
+              "indices hold (at most %u)", path, r.lineno, (unsigned long long)m, 0xfffffff0u / 2);
+      rc = WGS_ELIMIT;
+      goto out;
+    }
     if (!rest_is_blank(q) && scan_u64(&q, &fmt)) {
       app_err(err, errlen, "%s:%lu: FMT must be 0, 1, 10, 11, 100, 101, 110 or 111", path, r.lineno);
       rc = WGS_EINVAL;
@@ -307,8 +380,7 @@ int app_graph_read_metis(const char *path, uint32_t max_weight, app_graph *g, ch
   for (uint64_t v = 0; v < n; ++v) {
     ssize_t len;
     do {
-      len = getline(&r.line, &r.cap, r.f);
-      r.lineno++;
+      len = reader_getline(&r);
     } while (len >= 0 && r.line[0] == '%');
     if (len < 0) {
       app_err(err, errlen, "%s:%lu: file ends after %llu of %llu node lines", path, r.lineno,
@@ -366,12 +438,13 @@ int app_graph_read_metis(const char *path, uint32_t max_weight, app_graph *g, ch
     goto out;
   }
   rc = app_csr_from_edges((uint32_t)n, &e, g, err, errlen);
+  if (!rc && (rc = check_symmetric(g, path, err, errlen)))
+    app_graph_free(g);
   if (!rc)
     g->symmetric = 1; /* METIS graphs are undirected */
 out:
   app_edges_free(&e);
-  reader_close(&r);
-  return rc;
+  return reader_close(&r, rc, err, errlen);
 }
 
 /* ---- MatrixMarket: "%%MatrixMarket matrix coordinate FIELD SYMMETRY", "R C NNZ", "I J [V]" -- */
@@ -386,8 +459,7 @@ int app_graph_read_mtx(const char *path, uint32_t max_weight, app_graph *g, char
   app_edges e = {0};
   uint64_t seed = 0x6d7478ull;
   char obj[32] = "", fmt[32] = "", field[32] = "", sym[32] = "";
-  ssize_t len = getline(&r.line, &r.cap, r.f);
-  r.lineno = 1;
+  ssize_t len = reader_getline(&r);
   if (len < 0 || sscanf(r.line, "%%%%MatrixMarket %31s %31s %31s %31s", obj, fmt, field, sym) != 4) {
     app_err(err, errlen, "%s:1: expected '%%%%MatrixMarket matrix coordinate FIELD SYMMETRY'", path);
     rc = WGS_EINVAL;
@@ -497,8 +569,7 @@ int app_graph_read_mtx(const char *path, uint32_t max_weight, app_graph *g, char
     g->symmetric = symmetric;
 out:
   app_edges_free(&e);
-  reader_close(&r);
-  return rc;
+  return reader_close(&r, rc, err, errlen);
 }
 
 static const char *base_name(const char *path)
