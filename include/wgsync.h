@@ -38,7 +38,8 @@ extern "C" {
   XX(EIO, -11, "could not read a file")                                                      \
   XX(EMISMATCH, -12, "a barrier let a stale value through (memory ordering violated)")     \
   XX(ESPIRV, -13, "malformed SPIR-V binary")                                                 \
-  XX(EVALIDATION, -14, "SPIR-V module breaks the split-barrier rules")
+  XX(EVALIDATION, -14, "SPIR-V module breaks the split-barrier rules")                       \
+  XX(EMISUSE, -15, "the kernel broke a rule of the device library (checked build)")
 
 typedef enum {
 #define WGS__STATUS_ENUM(name, value, msg) WGS_##name = (value),

@@ -39,6 +39,9 @@ static inline uint64_t wgs__saturate_u64(double v)
 /* The most §5.4 delay rounds a launch accepts: each hands the discovery mutex over once (a few
  * us on a GPU; on PoCL 10^5 rounds already took minutes at 8 threads). */
 #define WGS__MAX_DELAY 1000000u
+/* The message for a WGS_DEV_ERR_MISUSE report (error words e), the same on every backend;
+ * returns WGS_EMISUSE. */
+int wgs__fail_misuse(const char *kname, const uint32_t *e);
 /* Validates the fields both backends read the same way; "who" names the call in messages. */
 int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg);
 

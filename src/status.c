@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "wgs_layout.h"
 
 #define WGS__ERRBUF 32768
 static _Thread_local char errbuf[WGS__ERRBUF];
@@ -93,4 +94,31 @@ int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg)
                                  "each hands the discovery mutex over once)",
                      who, cfg->delay, WGS__MAX_DELAY);
   return WGS_OK;
+}
+
+int wgs__fail_misuse(const char *kname, const uint32_t *e)
+{
+  uint32_t line = e[WGS_ERR_SITE], group = e[WGS_ERR_REPORTER];
+  switch (e[WGS_ERR_INSTANCE]) {
+  case WGS_MISUSE_DISCOVER_TWICE:
+    return wgs__fail(WGS_EMISUSE, "kernel '%s': wgs_discover called a second time at user line %u "
+                                  "(group %u); call it once, first thing in the kernel (the "
+                                  "second call answered as the first)", kname, line, group);
+  case WGS_MISUSE_BEFORE_DISCOVER:
+    return wgs__fail(WGS_EMISUSE, "kernel '%s': grid barrier at user line %u ran before "
+                                  "wgs_discover filled its environment (group %u)", kname, line,
+                     group);
+  case WGS_MISUSE_PARTIAL_GROUP:
+    return wgs__fail(WGS_EMISUSE, "kernel '%s': grid barrier at user line %u was entered by %u of "
+                                  "the %u work-items of group %u; every work-item of a "
+                                  "participating group must call it", kname, line,
+                     e[WGS_ERR_ARRIVED], e[WGS_ERR_EXPECTED], group);
+  case WGS_MISUSE_NOT_PARTICIPATING:
+    return wgs__fail(WGS_EMISUSE, "kernel '%s': grid barrier at user line %u called by group %u, "
+                                  "which wgs_discover turned away (it took no part); put the "
+                                  "kernel body inside if (wgs_discover(...))", kname, line, group);
+  default:
+    return wgs__fail(WGS_EMISUSE, "kernel '%s': device library rule %u broken at user line %u",
+                     kname, e[WGS_ERR_INSTANCE], line);
+  }
 }

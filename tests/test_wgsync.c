@@ -458,6 +458,78 @@ static int case_deadlock(void)
   return 0;
 }
 
+/* Grid-level misuse (tests/kernels/misuse.cl): a checked build reports each with the line; an
+ * unchecked build runs to a right answer where one exists. */
+static int case_misuse(const char *which)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  char *src = read_text("misuse.cl");
+  uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 200;
+  wgs_state_t *st;
+  wgs_buffer_t *out, *data;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  CHECK_OK(wgs_buffer_create(dev, 16, &out));
+  CHECK_OK(wgs_buffer_create(dev, 2 * (size_t)groups * LOCAL * 4, &data));
+  if (!strcmp(which, "partial") && in.is_cpu) {
+    /* PoCL runs a work-group's work-items in loops between barriers and takes a barrier's
+     * condition as uniform: every work-item enters, so nothing partial happens to observe. */
+    printf("SKIP: PoCL makes the barrier's condition uniform (no work-item is left out)\n");
+    exit(WGS_SKIP);
+  }
+  for (int checked = 1; checked >= 0; checked--) {
+    if (!checked && !strcmp(which, "partial"))
+      break; /* undefined behaviour without the check: nothing to assert */
+    wgs_program_t *prog;
+    wgs_kernel_t *k;
+    CHECK_OK(wgs_program_build(dev, src, NULL, checked ? WGS_BUILD_CHECKED : 0, &prog));
+    CHECK_OK(wgs_kernel_create(prog, which, &k));
+    uint32_t zero[4] = {0, 0, 0, 0}, got[4];
+    CHECK_OK(wgs_buffer_write(out, 0, sizeof zero, zero));
+    if (!strcmp(which, "outside")) {
+      CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, data));
+      CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
+      CHECK_OK(wgs_kernel_set_arg_buffer(k, 3, out));
+    } else {
+      CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, out));
+    }
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.groups = groups;
+    cfg.timeout_ms = 2000;
+    cfg.barrier = WGS_BARRIER_COUNTER;
+    wgs_launch_result r;
+    int rc = wgs_launch(st, k, &cfg, &r);
+    printf("%s, %s build: %s: %s\n", which, checked ? "checked" : "unchecked",
+           wgs_status_name(rc), rc ? wgs_last_error() : "");
+    CHECK_OK(wgs_buffer_read(out, 0, sizeof got, got));
+    if (checked) {
+      CHECK_EQ(rc, WGS_EMISUSE);
+      const char *want = !strcmp(which, "twice")     ? "wgs_discover called a second time at user line 12"
+                         : !strcmp(which, "outside") ? "grid barrier at user line 28 called by group"
+                                                     : "grid barrier at user line 45 was entered by";
+      CHECK_MSG(strstr(wgs_last_error(), want) != NULL, "message lacks '%s'", want);
+    } else {
+      CHECK_OK(rc);
+    }
+    if (!strcmp(which, "twice") && rc != WGS_EDEADLOCK) /* the body ran in every participant */
+      CHECK_EQ(got[0], r.participants * (uint32_t)LOCAL);
+    if (!strcmp(which, "outside")) {
+      CHECK_EQ(got[1], 0); /* turned-away groups did not let anyone through early */
+      CHECK_EQ(got[0], r.participants);
+    }
+    wgs_kernel_release(k);
+    wgs_program_release(prog);
+  }
+  free(src);
+  wgs_buffer_release(data);
+  wgs_buffer_release(out);
+  wgs_state_release(st);
+  wgs_device_close(dev);
+  return 0;
+}
+
 /* Bad input: clear errors naming what was wrong; nothing aborts. */
 static int case_bad_input(void)
 {
@@ -658,6 +730,8 @@ int main(int argc, char **argv)
     return case_split();
   if (!strcmp(c, "wg_split"))
     return case_wg_split();
+  if (!strncmp(c, "misuse:", 7))
+    return case_misuse(c + 7);
   if (!strncmp(c, "wg_misuse:", 10))
     return case_wg_split_misuse(c + 10);
   fprintf(stderr, "unknown case '%s'\n", c);

@@ -10,7 +10,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 1u
+#define WGS_LAYOUT_VERSION 2u
 #define WGS_LINE_WORDS 32u /* 128 bytes */
 
 /* Header lines (word offsets). */
@@ -70,6 +70,16 @@
 #define WGS_DEV_ERR_GRID_BARRIER 1u /* a grid barrier timed out: some groups never arrived */
 #define WGS_DEV_ERR_LOCK 2u         /* the discovery mutex was never granted */
 #define WGS_DEV_ERR_SPLIT 4u        /* split grid barrier misuse: wait before arrive, arrive twice */
+#define WGS_DEV_ERR_MISUSE 8u       /* a rule of the device library broken (checked builds): which
+                                       one in WGS_ERR_INSTANCE, the call's line in WGS_ERR_SITE,
+                                       the native group id in WGS_ERR_REPORTER */
+#define WGS_MISUSE_DISCOVER_TWICE 1u  /* wgs_discover called again in the same group */
+#define WGS_MISUSE_BEFORE_DISCOVER 2u /* CUDA: a grid barrier with an environment wgs_discover
+                                         never filled (OpenCL C cannot tell: no initialisers) */
+#define WGS_MISUSE_PARTIAL_GROUP 3u   /* a grid barrier reached by only some work-items of a
+                                         group: WGS_ERR_ARRIVED of WGS_ERR_EXPECTED */
+#define WGS_MISUSE_NOT_PARTICIPATING 4u /* a grid barrier in a group wgs_discover turned away */
+
 
 #define WGS_NOT_PARTICIPATING 0xffffffffu
 
@@ -91,7 +101,11 @@
                                                      end lo/hi (ns) */
 #define WGS_OFF_FINAL(g) (WGS_W_ARRAYS + 7u * (g)) /* lock-free protocol: participant count + 1
                                                       once closed; one line */
-#define WGS_A_WORDS(g) (7u * (g) + WGS_LINE_WORDS) /* all of the above */
+#define WGS_OFF_CALLS(g) (WGS_W_ARRAYS + 7u * (g) + WGS_LINE_WORDS) /* wgs_discover calls per
+                                       native group: a second call answers as the first did */
+#define WGS_OFF_WITEMS(g) (WGS_W_ARRAYS + 8u * (g) + WGS_LINE_WORDS) /* checked builds: work-items
+                                       that entered grid barriers, per participating id; g words */
+#define WGS_A_WORDS(g) (9u * (g) + WGS_LINE_WORDS) /* all of the above */
 #define WGS_STATE_WORDS(g) (WGS_W_ARRAYS + WGS_A_WORDS(g))
 
 #endif

@@ -119,6 +119,35 @@ WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
 }
 
 /*
+ * Checked builds, on entering a grid barrier (or a split arrive): every work-item counts itself
+ * in the group's entry count before the first work-group barrier; after it, the representative
+ * records the group's arrival (named in deadlock reports) and checks the rules a kernel can
+ * break here: the call comes from a group wgs_discover turned away (its arrival would let the
+ * participants through early), or from only some of the group's work-items.
+ */
+WGS_FN void wgs__count_entry(const wgs_env *env)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->participating)
+    (void)wgs__add_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id, 1u);
+#endif
+}
+WGS_FN void wgs__check_entry(const wgs_env *env, uint site)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (!env->participating) {
+    wgs__report_misuse(env->s, WGS_MISUSE_NOT_PARTICIPATING, site, 0u, 0u);
+    return;
+  }
+  wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
+  uint entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
+                 env->instance * env->local_size;
+  if (entered != env->local_size)
+    wgs__report_misuse(env->s, WGS_MISUSE_PARTIAL_GROUP, site, entered, env->local_size);
+#endif
+}
+
+/*
  * Both barriers run the same three work-group barriers in every group; only work-item steps
  * sit in conditionals. Fig. 2 puts the barriers themselves under "master or slave", a
  * condition the compiler cannot prove uniform: PoCL 3.1 (loopvec) corrupted memory in about one
@@ -131,12 +160,15 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   uint n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
   uint xf = env->barrier_kind == WGS_BARRIER_KIND_XF;
+  /* A group wgs_discover turned away takes no part: its arrival would count towards the
+   * participants' target (checked builds report the call). */
+  uint part = env->participating;
+  wgs__count_entry(env);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B1 = Fig. 2(b) line 1 */
-#if defined(WGS_CHECKED) && WGS_CHECKED
-  if (lid == 0u) /* arrival record, read only by a reporter to name who is missing */
-    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + id, env->instance + 1u);
-#endif
-  if (!xf) {
+  if (lid == 0u)
+    wgs__check_entry(env, site);
+  if (!part) {
+  } else if (!xf) {
     if (lid == 0u)
       wgs__counter_arrive(env);
   } else if (id == 0u) {
@@ -146,7 +178,8 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
     wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
   }
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B2 = Fig. 2(a) line 5 */
-  if (!xf) {
+  if (!part) {
+  } else if (!xf) {
     if (lid == 0u)
       wgs__counter_wait(env, site);
   } else if (id == 0u) {
@@ -183,12 +216,12 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, uint site)
 {
   if (env->split_state != 0u)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
+  wgs__count_entry(env);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   if (env->local_id == 0u) {
-#if defined(WGS_CHECKED) && WGS_CHECKED
-    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
-#endif
-    wgs__counter_arrive(env);
+    wgs__check_entry(env, site);
+    if (env->participating)
+      wgs__counter_arrive(env);
   }
   env->split_state = 1u;
 }
@@ -196,7 +229,7 @@ WGS_FN void wgs__grid_wait(wgs_env *env, uint site)
 {
   if (env->split_state != 1u)
     wgs__split_misuse(env, site); /* waited without arriving */
-  else if (env->local_id == 0u)
+  else if (env->local_id == 0u && env->participating)
     wgs__counter_wait(env, site);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   env->split_state = 0u;

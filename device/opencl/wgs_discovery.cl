@@ -35,6 +35,21 @@ WGS_FN void wgs__report_lock(wgs_word_ptr s, uint group)
     wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
 }
 
+/* Checked builds: the first report of a broken rule (WGS_DEV_ERR_MISUSE; the host names it). */
+WGS_FN void wgs__report_misuse(wgs_word_ptr s, uint what, uint site, uint arrived, uint expected)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  wgs_word_ptr err = s + WGS_W_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_MISUSE) != 0u)
+    return;
+  wgs__st_rlx(&err[WGS_ERR_SITE], site);
+  wgs__st_rlx(&err[WGS_ERR_INSTANCE], what);
+  wgs__st_rlx(&err[WGS_ERR_ARRIVED], arrived);
+  wgs__st_rlx(&err[WGS_ERR_EXPECTED], expected);
+  wgs__st_rlx(&err[WGS_ERR_REPORTER], (uint)get_group_id(0));
+#endif
+}
+
 /* A lock spin's bound (checked builds): 1 when the spin must stop; reports when it timed out. */
 WGS_FN int wgs__lock_gave_up(wgs_word_ptr s, wgs__spin *sp, uint group)
 {
@@ -237,7 +252,7 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group)
  * With the host's WGS_MODE_ALL / WGS_MODE_FIXED every launched group participates with its
  * native ids (the unsafe search of §5.1, and the hard-coded occupancy of §5.3).
  */
-WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
+WGS_FN int wgs__discover(__global uint *state, wgs_env *env, uint site)
 {
   wgs_word_ptr s = (wgs_word_ptr)state;
   uint group = (uint)get_group_id(0);
@@ -262,11 +277,14 @@ WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
   }
 
   uint free_protocol = s[WGS_W_CONFIG + WGS_CFG_LOCK] == WGS_LOCK_KIND_FREE;
-  if (env->local_id == 0u) {
-    uint id = WGS_NOT_PARTICIPATING;
-    if (group < mg)
-      id = free_protocol ? wgs__poll_free(s, group) : wgs__poll(s, group);
-    wgs__st_rlx(&map[min(group, mg - 1u)], id);
+  if (env->local_id == 0u && group < mg) {
+    /* A second call would poll a closed poll and turn the group away, so that the body ran
+     * nowhere while the launch reported participants: it answers as the first call did (the
+     * map holds that answer) and a checked build reports it. */
+    if (wgs__add_rlx(&s[WGS_OFF_CALLS(mg) + group], 1u) != 0u)
+      wgs__report_misuse(s, WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
+    else
+      wgs__st_rlx(&map[group], free_protocol ? wgs__poll_free(s, group) : wgs__poll(s, group));
   }
   /* The global fence makes the representative's M entry visible to its group. */
   barrier(CLK_GLOBAL_MEM_FENCE);
@@ -282,6 +300,9 @@ WGS_FN int wgs_discover(__global uint *state, wgs_env *env)
     env->num_groups = env->participating ? wgs__ld_rlx(&s[WGS_W_COUNT]) : 0u;
   return (int)env->participating;
 }
+
+/* The call's line is what a checked build names when wgs_discover is called twice. */
+#define wgs_discover(state, env) wgs__discover((state), (env), (uint)__LINE__)
 
 /* Table 2: the participating-group environment. */
 WGS_FN uint wgs_get_group_id(const wgs_env *env) { return env->group_id; }

@@ -343,7 +343,11 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
       return wgs__cl_fail("clEnqueueReadBuffer(state times)", err);
   }
 
-  const uint32_t *e = back + WGS_W_ERROR;
+  /* An unchecked program reports nothing, except on PoCL, where it is built with the checked
+   * library (cl_device.c) and then may report misuse: unchecked means unchecked, so it is not
+   * decoded (its spins have no bound, so no deadlock report can come from it). */
+  static const uint32_t none[WGS_LINE_WORDS];
+  const uint32_t *e = checked ? back + WGS_W_ERROR : none;
   if (e[WGS_ERR_CODE] == WGS_DEV_ERR_SPLIT)
     return wgs__fail(WGS_EDEADLOCK, "kernel '%s': split grid barrier misused at user line %u "
                                     "(instance %u) by group %u: a wait without an arrive, or two "
@@ -374,6 +378,8 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
                      res->err_expected, ids, e[WGS_ERR_REPORTER], groups,
                      mode == WGS_MODE_DISCOVER ? "ids from discovery" : "native ids, discovery off");
   }
+  if (e[WGS_ERR_CODE] == WGS_DEV_ERR_MISUSE)
+    return wgs__fail_misuse(kname, e);
   if (e[WGS_ERR_CODE] == WGS_DEV_ERR_LOCK)
     return wgs__fail(WGS_ELOCK, "kernel '%s': group %u waited past the spin limit for the "
                                 "discovery mutex%s (%u groups launched, delay %u rounds)",
