@@ -99,26 +99,31 @@ int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg)
 int wgs__fail_misuse(const char *kname, const uint32_t *e)
 {
   uint32_t line = e[WGS_ERR_SITE], group = e[WGS_ERR_REPORTER];
+  char who[160];
+  if (kname)
+    snprintf(who, sizeof who, "kernel '%s'", kname);
+  else
+    snprintf(who, sizeof who, "the kernel");
   switch (e[WGS_ERR_INSTANCE]) {
   case WGS_MISUSE_DISCOVER_TWICE:
-    return wgs__fail(WGS_EMISUSE, "kernel '%s': wgs_discover called a second time at user line %u "
+    return wgs__fail(WGS_EMISUSE, "%s: wgs_discover called a second time at user line %u "
                                   "(group %u); call it once, first thing in the kernel (the "
-                                  "second call answered as the first)", kname, line, group);
+                                  "second call answered as the first)", who, line, group);
   case WGS_MISUSE_BEFORE_DISCOVER:
-    return wgs__fail(WGS_EMISUSE, "kernel '%s': grid barrier at user line %u ran before "
-                                  "wgs_discover filled its environment (group %u)", kname, line,
+    return wgs__fail(WGS_EMISUSE, "%s: grid barrier at user line %u ran before "
+                                  "wgs_discover filled its environment (group %u)", who, line,
                      group);
   case WGS_MISUSE_PARTIAL_GROUP:
-    return wgs__fail(WGS_EMISUSE, "kernel '%s': grid barrier at user line %u was entered by %u of "
+    return wgs__fail(WGS_EMISUSE, "%s: grid barrier at user line %u was entered by %u of "
                                   "the %u work-items of group %u; every work-item of a "
-                                  "participating group must call it", kname, line,
+                                  "participating group must call it", who, line,
                      e[WGS_ERR_ARRIVED], e[WGS_ERR_EXPECTED], group);
   case WGS_MISUSE_NOT_PARTICIPATING:
-    return wgs__fail(WGS_EMISUSE, "kernel '%s': grid barrier at user line %u called by group %u, "
+    return wgs__fail(WGS_EMISUSE, "%s: grid barrier at user line %u called by group %u, "
                                   "which wgs_discover turned away (it took no part); put the "
-                                  "kernel body inside if (wgs_discover(...))", kname, line, group);
+                                  "kernel body inside if (wgs_discover(...))", who, line, group);
   default:
-    return wgs__fail(WGS_EMISUSE, "kernel '%s': device library rule %u broken at user line %u",
-                     kname, e[WGS_ERR_INSTANCE], line);
+    return wgs__fail(WGS_EMISUSE, "%s: device library rule %u broken at user line %u",
+                     who, e[WGS_ERR_INSTANCE], line);
   }
 }

@@ -116,7 +116,8 @@ WGS_DEV void wgs__abort_done(unsigned *s) { wgs__st_rel(&s[WGS_W_ABORT], WGS_ABO
 
 /* ---- environment ------------------------------------------------------------------------ */
 struct wgs_env {
-  unsigned *s;
+  unsigned *s = nullptr;   /* set by wgs_discover: a grid barrier can tell it came first */
+  unsigned early_site = 0u; /* checked builds: line of a grid barrier that ran before wgs_discover */
   unsigned max_groups, group_id, num_groups, local_id, local_size, instance, participating;
   unsigned barrier_kind;
   unsigned split_state; /* 0 idle, 1 arrived (checked builds use it to report misuse) */
@@ -137,6 +138,21 @@ WGS_DEV void wgs__report(unsigned *s, unsigned code, unsigned group)
 {
   if (wgs__cas_rlx(&s[WGS_W_ERROR + WGS_ERR_CODE], 0u, code) == 0u)
     wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
+}
+/* Checked builds: the first report of a broken rule (WGS_DEV_ERR_MISUSE; the host names it). */
+WGS_DEV void wgs__report_misuse(unsigned *s, unsigned what, unsigned site, unsigned arrived,
+                                unsigned expected)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  unsigned *err = s + WGS_W_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_MISUSE) != 0u)
+    return;
+  wgs__st_rlx(&err[WGS_ERR_SITE], site);
+  wgs__st_rlx(&err[WGS_ERR_INSTANCE], what);
+  wgs__st_rlx(&err[WGS_ERR_ARRIVED], arrived);
+  wgs__st_rlx(&err[WGS_ERR_EXPECTED], expected);
+  wgs__st_rlx(&err[WGS_ERR_REPORTER], blockIdx.x);
+#endif
 }
 WGS_DEV int wgs__lock_gave_up(unsigned *s, wgs__spin *sp, unsigned group)
 {
@@ -261,7 +277,7 @@ WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg)
 
 /* First thing in the kernel, from every thread, outside any condition; 1-D grids and blocks.
  * Returns 1 when this block takes part (the same answer for the whole block). */
-WGS_DEV int wgs_discover(unsigned *state, wgs_env *env)
+WGS_DEV int wgs__discover(unsigned *state, wgs_env *env, unsigned site)
 {
   unsigned *s = state;
   unsigned group = blockIdx.x, mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
@@ -275,17 +291,23 @@ WGS_DEV int wgs_discover(unsigned *state, wgs_env *env)
   env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
   env->split_state = 0u;
   env->counted = 0u;
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->early_site != 0u && threadIdx.x == 0u) /* a grid barrier ran with this env unfilled */
+    wgs__report_misuse(s, WGS_MISUSE_BEFORE_DISCOVER, env->early_site, 0u, 0u);
+#endif
   if (mode != WGS_MODE_DISCOVER) {
     env->group_id = group;
     env->num_groups = gridDim.x;
     env->participating = gridDim.x <= mg;
     return (int)env->participating;
   }
-  if (threadIdx.x == 0u) {
-    unsigned id = WGS_NOT_PARTICIPATING;
-    if (group < mg)
-      id = lock == WGS_LOCK_KIND_FREE ? wgs__poll_free(s, group, mg) : wgs__poll_locked(s, group, mg);
-    wgs__st_rlx(&map[group < mg ? group : mg - 1u], id);
+  if (threadIdx.x == 0u && group < mg) {
+    /* a second call answers as the first (the map holds it); checked builds report it */
+    if (wgs__add_rlx(&s[WGS_OFF_CALLS(mg) + group], 1u) != 0u)
+      wgs__report_misuse(s, WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
+    else
+      wgs__st_rlx(&map[group], lock == WGS_LOCK_KIND_FREE ? wgs__poll_free(s, group, mg)
+                                                          : wgs__poll_locked(s, group, mg));
   }
   __syncthreads(); /* CTA ordering carries the representative's M entry (and what it acquired) */
   unsigned id = group < mg ? wgs__ld_rlx(&map[group]) : WGS_NOT_PARTICIPATING;
@@ -299,6 +321,9 @@ WGS_DEV int wgs_discover(unsigned *state, wgs_env *env)
     env->num_groups = wgs__ld_rlx(&s[WGS_W_COUNT]);
   return (int)env->participating;
 }
+
+/* The call's line is what a checked build names when wgs_discover is called twice. */
+#define wgs_discover(state, env) wgs__discover((state), (env), (unsigned)__LINE__)
 
 /* ---- grid barriers ---------------------------------------------------------------------- */
 WGS_DEV void wgs__report_grid(const wgs_env *env, unsigned site, unsigned code)
@@ -347,12 +372,52 @@ WGS_DEV void wgs__mark_arrival(const wgs_env *env)
 #endif
 }
 
+/*
+ * Entering a grid barrier (or a split arrive). A block that must not take part does nothing but
+ * its __syncthreads: one whose environment wgs_discover never filled (checked builds record the
+ * line, which wgs_discover then reports), or one wgs_discover turned away (its arrival would let
+ * the participants through early; checked builds report it). Checked builds also count every
+ * thread in, and the representative checks after the first __syncthreads that all came.
+ * Whether a block takes part is the same for all its threads, so the return is block-uniform.
+ */
+WGS_DEV bool wgs__outsider(wgs_env *env, unsigned site)
+{
+  if (env->s != nullptr && env->participating)
+    return false;
+  __syncthreads();
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->s == nullptr)
+    env->early_site = site;
+  else if (threadIdx.x == 0u)
+    wgs__report_misuse(env->s, WGS_MISUSE_NOT_PARTICIPATING, site, 0u, 0u);
+#endif
+  return true;
+}
+WGS_DEV void wgs__count_entry(const wgs_env *env)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  (void)wgs__add_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id, 1u);
+#endif
+}
+WGS_DEV void wgs__check_entry(const wgs_env *env, unsigned site)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  unsigned entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
+                     env->instance * env->local_size;
+  if (entered != env->local_size)
+    wgs__report_misuse(env->s, WGS_MISUSE_PARTIAL_GROUP, site, entered, env->local_size);
+#endif
+}
+
 /* XF barrier (§4.2), three __syncthreads in every block (uniform), as the OpenCL version. */
 WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
 {
   unsigned *flag = env->s + WGS_OFF_FLAG(env->max_groups);
   unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, L = env->local_size;
+  wgs__count_entry(env);
   __syncthreads();
+  if (lid == 0u)
+    wgs__check_entry(env, site);
   if (id == 0u) {
     if (lid == 0u)
       wgs__mark_arrival(env);
@@ -471,11 +536,15 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
 
 WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
 {
+  if (wgs__outsider(env, site))
+    return;
   if (env->barrier_kind == WGS_BARRIER_KIND_XF) {
     wgs__barrier_xf(env, site);
   } else {
+    wgs__count_entry(env);
     __syncthreads(); /* every thread's writes before the representative's release add */
     if (env->local_id == 0u) {
+      wgs__check_entry(env, site);
       wgs__counter_arrive(env);
       wgs__counter_wait(env, site);
     }
@@ -506,17 +575,26 @@ WGS_DEV void wgs__misuse(wgs_env *env, unsigned site)
 }
 WGS_DEV void wgs__grid_arrive(wgs_env *env, unsigned site)
 {
+  if (wgs__outsider(env, site))
+    return;
   if (env->split_state != 0u)
     wgs__misuse(env, site); /* arrived twice without a wait */
   if (env->barrier_kind == WGS_BARRIER_KIND_XF)
     env->barrier_kind = WGS_BARRIER_KIND_COUNTER;
+  wgs__count_entry(env);
   __syncthreads(); /* every thread's writes before the representative's release */
-  if (env->local_id == 0u)
+  if (env->local_id == 0u) {
+    wgs__check_entry(env, site);
     wgs__counter_arrive(env);
+  }
   env->split_state = 1u;
 }
 WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
 {
+  if (env->s == nullptr || !env->participating) { /* as in wgs__outsider (the arrive reported) */
+    __syncthreads();
+    return;
+  }
   if (env->split_state != 1u)
     wgs__misuse(env, site); /* waited without arriving */
   else if (env->local_id == 0u)

@@ -355,6 +355,8 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
                      er[WGS_ERR_REPORTER], groups,
                      mode == WGS_MODE_DISCOVER ? "ids from discovery" : "native ids, discovery off");
   }
+  if (er[WGS_ERR_CODE] == WGS_DEV_ERR_MISUSE)
+    return wgs__fail_misuse(NULL, er);
   if (er[WGS_ERR_CODE] == WGS_DEV_ERR_LOCK)
     return wgs__fail(WGS_ELOCK, "group %u waited past the spin limit in discovery (the mutex%s; "
                                 "%u groups launched, delay %u rounds)", er[WGS_ERR_REPORTER],

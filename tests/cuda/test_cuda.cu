@@ -77,6 +77,51 @@ __global__ void mixed(unsigned *wgs, unsigned *cnt, unsigned *bad, unsigned roun
   }
 }
 
+/* Grid-level misuse (as tests/kernels/misuse.cl); this binary is a checked build. */
+__global__ void twice_k(unsigned *wgs, unsigned *out)
+{
+  wgs_env e;
+  wgs_discover(wgs, &e);
+  if (wgs_discover(wgs, &e))
+    atomicAdd(&out[0], 1u);
+}
+__global__ void outside_k(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *out)
+{
+  wgs_env e;
+  unsigned p = (unsigned)wgs_discover(wgs, &e);
+  unsigned n = wgs_get_num_groups(&e), gid = (unsigned)wgs_get_global_id(&e);
+  unsigned gsize = (unsigned)wgs_get_global_size(&e);
+  for (unsigned r = 0u; r < rounds; ++r) {
+    unsigned *buf = data + (r & 1u) * gsize;
+    if (p)
+      buf[gid] = r * 7919u + gid;
+    wgs_grid_barrier(&e);
+    if (p && n > 1u) {
+      unsigned src = (gid + (r % (n - 1u) + 1u) * e.local_size) % gsize;
+      if (((volatile unsigned *)buf)[src] != r * 7919u + src)
+        atomicAdd(&out[1], 1u);
+    }
+  }
+  if (p && e.local_id == 0u)
+    atomicAdd(&out[0], 1u);
+}
+__global__ void partial_k(unsigned *wgs, unsigned *out)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    if (e.local_id < e.local_size / 2u)
+      wgs_grid_barrier(&e);
+    atomicAdd(&out[0], 1u);
+  }
+}
+__global__ void before_k(unsigned *wgs, unsigned *out)
+{
+  wgs_env e;
+  wgs_grid_barrier(&e); /* before wgs_discover */
+  if (wgs_discover(wgs, &e))
+    atomicAdd(&out[0], 1u);
+}
+
 #define LOCAL 128
 
 static void run_props(wgs_lock lock, wgs_barrier barrier)
@@ -221,6 +266,43 @@ static int case_mixed(void)
   return 0;
 }
 
+static int case_misuse(void)
+{
+  uint32_t groups = wgs_cuda_default_groups(0, LOCAL), rounds = 200;
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, groups, &st));
+  unsigned *out, *data;
+  CHECK(cudaMalloc(&out, 16) == cudaSuccess);
+  CHECK(cudaMalloc(&data, 2 * (size_t)groups * LOCAL * sizeof(unsigned)) == cudaSuccess);
+  const void *kernels[4] = {(const void *)twice_k, (const void *)outside_k, (const void *)partial_k,
+                            (const void *)before_k};
+  const char *names[4] = {"twice", "outside", "partial", "before"};
+  const char *want[4] = {"wgs_discover called a second time", "which wgs_discover turned away",
+                         "work-items of group", "ran before wgs_discover"};
+  for (int i = 0; i < 4; i++) {
+    cudaMemset(out, 0, 16);
+    void *args2[2] = {NULL, &out}, *args4[4] = {NULL, &data, &rounds, &out};
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.lock = WGS_LOCK_FREE;
+    cfg.timeout_ms = 2000;
+    wgs_launch_result res;
+    int rc = i == 1 ? wgs_cuda_launch(st, kernels[i], args4, 4, 0, 0, &cfg, &res)
+                    : wgs_cuda_launch(st, kernels[i], args2, 2, 0, 0, &cfg, &res);
+    printf("%s: %s: %s\n", names[i], wgs_status_name(rc), wgs_last_error());
+    CHECK_EQ(rc, WGS_EMISUSE);
+    CHECK_MSG(strstr(wgs_last_error(), want[i]) != NULL, "message lacks '%s'", want[i]);
+    unsigned got[4];
+    cudaMemcpy(got, out, 16, cudaMemcpyDeviceToHost);
+    if (i == 1)
+      CHECK_EQ(got[1], 0); /* turned-away blocks let nobody through early */
+  }
+  cudaFree(out), cudaFree(data);
+  wgs_cuda_state_release(st);
+  return 0;
+}
+
 static int case_deadlock(void)
 {
   for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
@@ -307,6 +389,7 @@ int main(int argc, char **argv)
   if (!strcmp(c, "mixed")) return case_mixed();
   if (!strcmp(c, "deadlock")) return case_deadlock();
   if (!strcmp(c, "bad_input")) return case_bad_input();
+  if (!strcmp(c, "misuse")) return case_misuse();
   fprintf(stderr, "unknown case %s\n", c);
   return 2;
 }
