@@ -11,6 +11,8 @@
  * Writes latency.csv, discovery.csv and bench.json into the output folder (argv[1]).
  */
 #include <algorithm>
+#include <errno.h>
+#include <sys/stat.h>
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 #include <stdio.h>
@@ -164,9 +166,30 @@ static double now_us()
 
 struct row { const char *what; unsigned groups, threads; stat3 us; const char *note; };
 
+/* A results file in dir; exits with a message rather than writing through NULL. */
+static FILE *results_file(const char *dir, const char *name)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "wgsync-bench-cuda: cannot write '%s': %s\n", path, strerror(errno));
+    exit(2);
+  }
+  return f;
+}
+
 int main(int argc, char **argv)
 {
   const char *out = argc > 1 ? argv[1] : ".";
+  /* the results folder: created when missing (one level), refused when it cannot be */
+  struct stat sb;
+  errno = 0;
+  if (stat(out, &sb) != 0 ? mkdir(out, 0777) != 0 : !S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "wgsync-bench-cuda: cannot create the results folder '%s': %s\n", out,
+            errno ? strerror(errno) : "a file of that name is in the way");
+    return 2;
+  }
   const unsigned K = 2000, R = 7;
   int n = 0;
   wgs_cuda_device_count(&n);
@@ -291,9 +314,7 @@ int main(int argc, char **argv)
   }
 
   /* 3. what the split buys */
-  char path[1024];
-  snprintf(path, sizeof path, "%s/split.csv", out);
-  FILE *sf = fopen(path, "w");
+  FILE *sf = results_file(out, "split.csv");
   fprintf(sf, "what,groups,threads,work,plain_us,split_us,speedup,ideal_speedup,note\n");
   printf("\n%-34s %6s %6s %6s %10s %10s %8s %8s\n", "split barrier", "groups", "thr", "work",
          "plain_us", "split_us", "speedup", "ideal");
@@ -374,8 +395,7 @@ int main(int argc, char **argv)
   }
   fclose(sf);
 
-  snprintf(path, sizeof path, "%s/latency.csv", out);
-  FILE *f = fopen(path, "w");
+  FILE *f = results_file(out, "latency.csv");
   fprintf(f, "what,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat,note\n");
   printf("%-44s %6s %6s %10s %10s %10s\n", "barrier latency", "groups", "thr", "median_us", "min", "max");
   for (auto &r : rows) {
@@ -388,8 +408,7 @@ int main(int argc, char **argv)
   /* discovery: seed 003 Table 3 on CUDA */
   size_t maxsh = 0;
   wgs_cuda_max_shared(0, &maxsh);
-  snprintf(path, sizeof path, "%s/discovery.csv", out);
-  f = fopen(path, "w");
+  f = results_file(out, "discovery.csv");
   fprintf(f, "threads,shared_bytes,occupancy_api,bound,protocol,lock,runs,mean,min,max,recall_pct,protocol_us_median,protocol_us_min,protocol_us_max\n");
   printf("\n%-7s %-7s %5s %5s %-22s %8s %6s %6s %8s %12s\n", "threads", "shared", "api", "bound",
          "protocol", "mean", "min", "max", "recall", "proto_us_med");
@@ -439,8 +458,7 @@ int main(int argc, char **argv)
     }
   }
   fclose(f);
-  snprintf(path, sizeof path, "%s/bench.json", out);
-  f = fopen(path, "w");
+  f = results_file(out, "bench.json");
   fprintf(f, "{\"tool\": \"wgsync-bench-cuda\", \"date\": \"%s\", \"device\": \"%s\", \"arch\": \"%s\", "
              "\"sms\": %u, \"driver\": \"%s\", \"barriers_per_repeat\": %u, \"repeats\": %u, "
              "\"files\": [\"latency.csv\", \"discovery.csv\", \"split.csv\"]}\n",
