@@ -7,6 +7,9 @@
 #   scripts/gpu.sh cuda    build + the CUDA tests + the CUDA benchmark
 #   scripts/gpu.sh apps    build + the app tests on NVIDIA OpenCL and CUDA + Table 4 on both
 #   scripts/gpu.sh split   build + the work-group split tests and benchmark on NVIDIA OpenCL
+# BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
+# and run its CUDA bench and CLI latency in the same call, into $OUT/base: before and after
+# side by side on one machine.
 set -uo pipefail
 mode=${1:-full}
 OUT=${OUT:-$PWD/out}
@@ -62,6 +65,18 @@ if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
   build-gpu/bench/wgsync-bench-cuda "$R/cuda"
     cli_latency
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
+  if [ -n "${BASE_TAR:-}" ]; then
+    B=$(mktemp -d); mkdir -p "$OUT/base"
+    tar -xzf "$BASE_TAR" -C "$B"
+    cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+      cmake --build "$B/build" -j16 --target wgsync-bench-cuda wgsync-cli >/dev/null || echo "BASE BUILD FAILED"
+    "$B/build/bench/wgsync-bench-cuda" "$OUT/base" > "$OUT/base/bench.log" 2>&1
+    for W2 in "$B/build/cli/wgsync" "$W"; do for dev in NVIDIA cuda; do
+      for gt in 132x256 1056x256 4224x32 264x1024; do
+        echo "$W2 $dev counter $gt: $(WGSYNC_DEVICE=$dev $W2 latency --barrier counter --groups ${gt%x*} \
+          --local-size ${gt#*x} --rounds 2000 --runs 7 2>&1 | grep -E 'median|WGS_E')"
+      done; done; done | tee -a "$OUT/base/bench.log"
+  fi
   exit 0
 fi
 
