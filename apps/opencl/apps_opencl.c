@@ -347,7 +347,8 @@ static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_
 {
   int rc = 0;
   if (!c->probe_prog &&
-      (rc = wgs_program_build(c->dev, wgs__apps_source, NULL, WGS_BUILD_CHECKED, &c->probe_prog)))
+      (rc = wgs_program_build(c->dev, wgs__apps_source, "-D WGS_CHECK_MISUSE=0",
+                              WGS_BUILD_CHECKED, &c->probe_prog)))
     return fail(rc, err, errlen, "building the checked probe of --fixed-groups");
   if (!c->probe_k && (rc = wgs_kernel_create(c->probe_prog, kernel_names[c->app][K_PERSIST],
                                              &c->probe_k)))

@@ -20,6 +20,15 @@
 #include "wgs_layout.h"
 
 #define WGS_DEV static __device__ __forceinline__
+/* Checked builds also check the kernel's use of the library (WGS_CHECK_MISUSE, on with
+ * WGS_CHECKED; device/opencl/wgs_atomics.cl says why wgsync's own probes build without it). */
+#if !defined(WGS_CHECK_MISUSE)
+#if defined(WGS_CHECKED) && WGS_CHECKED
+#define WGS_CHECK_MISUSE 1
+#else
+#define WGS_CHECK_MISUSE 0
+#endif
+#endif
 
 /* ---- atomics layer (PTX) ---------------------------------------------------------------- */
 WGS_DEV unsigned wgs__ld_acq(const unsigned *p)
@@ -143,7 +152,7 @@ WGS_DEV void wgs__report(unsigned *s, unsigned code, unsigned group)
 WGS_DEV void wgs__report_misuse(unsigned *s, unsigned what, unsigned site, unsigned arrived,
                                 unsigned expected)
 {
-#if defined(WGS_CHECKED) && WGS_CHECKED
+#if WGS_CHECK_MISUSE
   unsigned *err = s + WGS_W_ERROR;
   if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_MISUSE) != 0u)
     return;
@@ -395,13 +404,13 @@ WGS_DEV bool wgs__outsider(wgs_env *env, unsigned site)
 }
 WGS_DEV void wgs__count_entry(const wgs_env *env)
 {
-#if defined(WGS_CHECKED) && WGS_CHECKED
+#if WGS_CHECK_MISUSE
   (void)wgs__add_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id, 1u);
 #endif
 }
 WGS_DEV void wgs__check_entry(const wgs_env *env, unsigned site)
 {
-#if defined(WGS_CHECKED) && WGS_CHECKED
+#if WGS_CHECK_MISUSE
   unsigned entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
                      env->instance * env->local_size;
   if (entered != env->local_size)

@@ -127,7 +127,7 @@ WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
  */
 WGS_FN void wgs__count_entry(const wgs_env *env)
 {
-#if defined(WGS_CHECKED) && WGS_CHECKED
+#if WGS_CHECK_MISUSE
   if (env->participating)
     (void)wgs__add_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id, 1u);
 #endif
@@ -135,11 +135,14 @@ WGS_FN void wgs__count_entry(const wgs_env *env)
 WGS_FN void wgs__check_entry(const wgs_env *env, uint site)
 {
 #if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->participating) /* arrival record, read only by a reporter to name who is missing */
+    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
+#endif
+#if WGS_CHECK_MISUSE
   if (!env->participating) {
     wgs__report_misuse(env->s, WGS_MISUSE_NOT_PARTICIPATING, site, 0u, 0u);
     return;
   }
-  wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
   uint entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
                  env->instance * env->local_size;
   if (entered != env->local_size)

@@ -38,7 +38,7 @@ WGS_FN void wgs__report_lock(wgs_word_ptr s, uint group)
 /* Checked builds: the first report of a broken rule (WGS_DEV_ERR_MISUSE; the host names it). */
 WGS_FN void wgs__report_misuse(wgs_word_ptr s, uint what, uint site, uint arrived, uint expected)
 {
-#if defined(WGS_CHECKED) && WGS_CHECKED
+#if WGS_CHECK_MISUSE
   wgs_word_ptr err = s + WGS_W_ERROR;
   if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_MISUSE) != 0u)
     return;

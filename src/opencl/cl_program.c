@@ -246,7 +246,10 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
   int i = checked ? 1 : 0;
   if (!dev->tools[i]) {
     /* WGSYNC_TOOLS_OPTIONS: extra build options for the tools kernels (kernel development). */
-    const char *opts = getenv("WGSYNC_TOOLS_OPTIONS");
+    const char *extra = getenv("WGSYNC_TOOLS_OPTIONS");
+    char opts[512];
+    /* the probes' occupancy must be the kernel's: no misuse checks (device/opencl/wgs_atomics.cl) */
+    snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0 %s", extra ? extra : "");
     int rc = wgs_program_build(dev, wgs__tools_source, opts, checked ? WGS_BUILD_CHECKED : 0,
                                &dev->tools[i]);
     if (rc != WGS_OK)
