@@ -360,8 +360,8 @@ static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_
   if (rc == WGS_EDEADLOCK) {
     char tmp[1024];
     snprintf(tmp, sizeof tmp, "--fixed-groups %u: more groups than this device runs at once for "
-             "this kernel (a grid barrier over them would never complete; the portable form's "
-             "discovery finds how many do). Checked probe: %s", cfg->groups, wgs_last_error());
+             "this kernel (a grid barrier over them would never complete; discovery found %u). "
+             "Checked probe: %s", cfg->groups, c->discovered, wgs_last_error());
     snprintf(err, errlen, "%s", tmp);
     return rc;
   }
@@ -386,8 +386,11 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
   if (fixed) {
     cfg.discovery = WGS_DISCOVERY_FIXED;
     cfg.groups = c->o.fixed_groups ? c->o.fixed_groups : c->discovered;
-    /* a count discovery found is occupant by construction; one the user gave is probed */
-    if (c->o.fixed_groups && !c->o.checked && !c->probed &&
+    /* A count discovery found is occupant by construction, and so is one no larger (a
+     * discovery run comes first: app_cl_run); only a larger count the user gave is probed. A
+     * probe alone would refuse too much: the checked build can hold fewer groups at once
+     * (H100: 792 of the 1056 the unchecked bfs kernel runs). */
+    if (c->o.fixed_groups > c->discovered && !c->o.checked && !c->probed &&
         (rc = probe_fixed(c, &cfg, err, errlen)))
       return rc;
   }
@@ -424,8 +427,9 @@ int app_cl_run(app_cl *c, app_form f, const app_reference *ref, app_run *r, char
       return rc;
     }
   } else if (f == APP_FORM_PERSISTENT || f == APP_FORM_FIXED) {
-    if (f == APP_FORM_FIXED && !c->o.fixed_groups && !c->discovered) {
-      /* the hard-coded count is what discovery finds for this kernel: run it once first */
+    if (f == APP_FORM_FIXED && !c->discovered) {
+      /* the hard-coded count is what discovery finds for this kernel (a count the user gave is
+       * checked against it): run it once first */
       app_run warm;
       memset(&warm, 0, sizeof warm);
       if ((rc = run_persistent(c, 0, &warm, err, errlen)))
