@@ -388,8 +388,8 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
     cfg.groups = c->o.fixed_groups ? c->o.fixed_groups : c->discovered;
     /* A count discovery found is occupant by construction, and so is one no larger (a
      * discovery run comes first: app_cl_run); only a larger count the user gave is probed. A
-     * probe alone would refuse too much: the checked build can hold fewer groups at once
-     * (H100: 792 of the 1056 the unchecked bfs kernel runs). */
+     * probe alone could refuse too much: a checked build can hold fewer groups at once than
+     * the unchecked kernel (more registers; seen with wgsync's own probes on the H100). */
     if (c->o.fixed_groups > c->discovered && !c->o.checked && !c->probed &&
         (rc = probe_fixed(c, &cfg, err, errlen)))
       return rc;
