@@ -530,6 +530,61 @@ static int case_misuse(const char *which)
   return 0;
 }
 
+/* A program the user builds with plain OpenCL from wgs_device_library_source() and
+ * wgs_device_opencl_build_options(), launched through wgs_launch_opencl. An unchecked build has
+ * no spin bound even where (PoCL) it is compiled with the bounded-spin library: a 1 ns timeout,
+ * which any barrier wait of a checked build exceeds, must not end it. */
+static int case_interop(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  cl_context ctx = wgs_device_opencl_context(dev);
+  cl_command_queue q = wgs_device_opencl_queue(dev);
+  const char *src = "__kernel void loop(__global uint *wgs, uint rounds, __global uint *out)\n"
+                    "{\n  wgs_env e;\n  if (wgs_discover(wgs, &e)) {\n"
+                    "    for (uint r = 0u; r < rounds; ++r)\n      wgs_grid_barrier(&e);\n"
+                    "    if (e.local_id == 0u)\n      atomic_inc(&out[0]);\n  }\n}\n";
+  const char *parts[2] = {wgs_device_library_source(), src};
+  uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 300;
+  wgs_state_t *st;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  cl_int err;
+  cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 16, NULL, &err);
+  CHECK_EQ(err, CL_SUCCESS);
+  for (int checked = 0; checked <= 1; checked++) {
+    cl_program prog = clCreateProgramWithSource(ctx, 2, parts, NULL, &err);
+    CHECK_EQ(err, CL_SUCCESS);
+    const char *opts = wgs_device_opencl_build_options(dev, checked ? WGS_BUILD_CHECKED : 0);
+    cl_device_id id = wgs_device_opencl_id(dev);
+    CHECK_EQ(clBuildProgram(prog, 1, &id, opts, NULL, NULL), CL_SUCCESS);
+    cl_kernel k = clCreateKernel(prog, "loop", &err);
+    CHECK_EQ(err, CL_SUCCESS);
+    const cl_uint zero[4] = {0, 0, 0, 0};
+    CHECK_EQ(clEnqueueWriteBuffer(q, out, CL_TRUE, 0, sizeof zero, zero, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_EQ(clSetKernelArg(k, 1, sizeof rounds, &rounds), CL_SUCCESS);
+    CHECK_EQ(clSetKernelArg(k, 2, sizeof out, &out), CL_SUCCESS);
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.groups = groups;
+    cfg.timeout_ms = checked ? 2000 : 1e-6;
+    wgs_launch_result r;
+    int rc = wgs_launch_opencl(st, k, &cfg, &r);
+    printf("%s build (options '%s'): %s %s\n", checked ? "checked" : "unchecked", opts,
+           wgs_status_name(rc), rc ? wgs_last_error() : "");
+    CHECK_OK(rc);
+    cl_uint got[4];
+    CHECK_EQ(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), CL_SUCCESS);
+    CHECK_EQ(got[0], r.participants);
+    clReleaseKernel(k);
+    clReleaseProgram(prog);
+  }
+  clReleaseMemObject(out);
+  wgs_state_release(st);
+  wgs_device_close(dev);
+  return 0;
+}
+
 /* Bad input: clear errors naming what was wrong; nothing aborts. */
 static int case_bad_input(void)
 {
@@ -730,6 +785,8 @@ int main(int argc, char **argv)
     return case_split();
   if (!strcmp(c, "wg_split"))
     return case_wg_split();
+  if (!strcmp(c, "interop"))
+    return case_interop();
   if (!strncmp(c, "misuse:", 7))
     return case_misuse(c + 7);
   if (!strncmp(c, "wg_misuse:", 10))

@@ -422,6 +422,16 @@ int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config
   WGS__REQUIRE(kernel);
   char name[128];
   kernel_name(kernel, name, sizeof name);
-  /* The program's options are unknown here: set a spin bound in case it is a checked build. */
-  return launch(st, kernel, 1, name, cfg, res);
+  /* A program built with wgs_device_opencl_build_options says which build it is in its options
+   * (on PoCL an unchecked one is compiled with bounded spins and must run unbounded: the
+   * WGS_UNCHECKED_BUILD marker, cl_device.c); any other gets a spin bound in case it is checked. */
+  int checked = 1;
+  cl_program prog = NULL;
+  char opts[512] = "";
+  if (clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL) == CL_SUCCESS &&
+      clGetProgramBuildInfo(prog, st->dev->device, CL_PROGRAM_BUILD_OPTIONS, sizeof opts - 1, opts,
+                            NULL) == CL_SUCCESS &&
+      strstr(opts, "WGS_UNCHECKED_BUILD"))
+    checked = 0;
+  return launch(st, kernel, checked, name, cfg, res);
 }
