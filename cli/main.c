@@ -85,6 +85,9 @@ static void close_stdout(void)
 int main(int argc, char **argv)
 {
   atexit(close_stdout);
+  /* Progress and errors go to stderr: with stdout piped, full buffering printed a section's
+   * result after the next section's progress (demo); whole lines keep the order. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;

@@ -4,7 +4,9 @@
 #ifndef WGSYNC_OPENCL_H
 #define WGSYNC_OPENCL_H
 
+#ifndef CL_TARGET_OPENCL_VERSION /* a version the user chose stays theirs */
 #define CL_TARGET_OPENCL_VERSION 300
+#endif
 #include <CL/cl.h>
 #include "wgsync.h"
 
