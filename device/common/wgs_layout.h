@@ -2,7 +2,7 @@
  * wgsync protocol state layout, shared verbatim by the host library (C11) and the device
  * libraries (OpenCL C, CUDA C). The state is one device buffer of 32-bit words that the host
  * allocates, resets before every launch, and passes to the kernel as an argument (NVIDIA's
- * OpenCL has no program-scope globals, DESIGN.md "Shape of the system").
+ * OpenCL has no program-scope globals).
  *
  * Every word that several work-groups hammer (lock words, poll, count, abort) sits on its own
  * 128-byte line so that contention on one does not slow the others.

@@ -193,13 +193,13 @@ WGS_FN ulong wgs__timer_ns(void) { return 0; }
 #endif
 
 /*
- * Bounded spinning (checked builds, DESIGN.md "Undefined behaviour made visible").
+ * Bounded spinning (checked builds: undefined behaviour made visible, never a hang).
  * wgs__spin_gave_up returns 0 to go on spinning, WGS__TIMED_OUT when this spin ran past the
  * host's limit (nanoseconds where the device has a timer, iterations otherwise) and won the
  * right to report (the caller writes the report, then calls wgs__abort_done), WGS__ABORTED once
  * the report is written. A spin past its limit that lost the race keeps spinning until then. Callers leave
  * their loop with `break` and still reach every work-group barrier that follows, never `return`:
- * on PoCL an early return before a barrier can hang the work-group (seed 004, DESIGN.md).
+ * on PoCL an early return before a barrier can hang the work-group (seed 004).
  * Unchecked builds compile the check away.
  */
 typedef struct {

@@ -16,7 +16,8 @@
  *  - slave -> slave: the two chains above compose through the master.
  *  - same group: the work-group barriers.
  * Dropping any one of these (a relaxed store, a relaxed load, a barrier without the global
- * fence) breaks one chain; tests/kernels/mp.cl is the message-passing test that checks them.
+ * fence) breaks one chain; wgs_mp in device/opencl/kernels/tools.cl is the message-passing test
+ * that checks them (`wgsync barrier`, the mp* tests).
  *
  * Reuse without reset races: the master resets a flag to 0 only after reading 1, and the slave
  * writes 1 again only after reading that 0, so instance k+1 can never see instance k's value.
