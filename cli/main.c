@@ -32,7 +32,7 @@ static void usage(FILE *f)
       "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
       "output:  --json   -q, --quiet (no progress on stderr)\n"
       "launch:  --local-size N (256)   --local-mem BYTES|max (1)   --groups N (over-provisioned)\n"
-      "         --lock ticket|spin|free   --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
+      "         --lock free|ticket|spin (free: default) --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
       "         --timeout-ms X (checked spin bound)\n"
       "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
       "bound:    --limit N (largest group count probed)\n"
@@ -103,6 +103,7 @@ int main(int argc, char **argv)
   o.runs = 10;
   o.rounds = 1000;
   o.discovery = WGS_DISCOVERY_PROTOCOL;
+  o.lock = WGS_LOCK_FREE; /* the library's default (wgs_launch_config_init) */
   o.seed = 1;
 
   enum { O_JSON = 256, O_LS, O_LM, O_GROUPS, O_LOCK, O_DELAY, O_WAIT, O_TIMEOUT, O_RUNS, O_BOUND,
