@@ -420,7 +420,9 @@ WGS_DEV void wgs__check_entry(const wgs_env *env, unsigned site)
 {
 #if WGS_CHECK_MISUSE
   unsigned entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
-                     env->instance * env->local_size;
+                     (env->instance + env->split_state) * env->local_size;
+  /* (split_state: an arrive pending counts as an entry; a second one is reported as a split
+   * misuse, not as a partial group) */
   if (entered != env->local_size)
     wgs__report_misuse(env->s, WGS_MISUSE_PARTIAL_GROUP, site, entered, env->local_size);
 #endif
