@@ -147,8 +147,10 @@ WGS_FN void wgs__check_entry(const wgs_env *env, uint site)
   uint entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
                  (env->instance + env->split_state) * env->local_size;
   /* (split_state: an arrive pending counts as an entry; a second one is reported as a split
-   * misuse, not as a partial group) */
-  if (entered != env->local_size)
+   * misuse, not as a partial group.) Fewer than all: after a split arrive's one work-group
+   * barrier, work-items may already count themselves into the next call before this read
+   * (seen on the H100: 96 of 64), so more is not an error. */
+  if (entered < env->local_size)
     wgs__report_misuse(env->s, WGS_MISUSE_PARTIAL_GROUP, site, entered, env->local_size);
 #endif
 }
