@@ -11,6 +11,19 @@
 #define WGS_LAYOUT_H
 
 #define WGS_LAYOUT_VERSION 2u
+
+/* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
+ * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
+ * with WGS_CHECKED. wgsync's own probes build without it: on NVIDIA it took the checked tools
+ * kernels past 32 registers, so a checked probe ran fewer groups at once than the unchecked
+ * kernel it guards. */
+#if !defined(WGS_CHECK_MISUSE)
+#if defined(WGS_CHECKED) && WGS_CHECKED
+#define WGS_CHECK_MISUSE 1
+#else
+#define WGS_CHECK_MISUSE 0
+#endif
+#endif
 #define WGS_LINE_WORDS 32u /* 128 bytes */
 
 /* Header lines (word offsets). */

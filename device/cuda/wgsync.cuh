@@ -20,15 +20,6 @@
 #include "wgs_layout.h"
 
 #define WGS_DEV static __device__ __forceinline__
-/* Checked builds also check the kernel's use of the library (WGS_CHECK_MISUSE, on with
- * WGS_CHECKED; device/opencl/wgs_atomics.cl says why wgsync's own probes build without it). */
-#if !defined(WGS_CHECK_MISUSE)
-#if defined(WGS_CHECKED) && WGS_CHECKED
-#define WGS_CHECK_MISUSE 1
-#else
-#define WGS_CHECK_MISUSE 0
-#endif
-#endif
 
 /* ---- atomics layer (PTX) ---------------------------------------------------------------- */
 WGS_DEV unsigned wgs__ld_acq(const unsigned *p)

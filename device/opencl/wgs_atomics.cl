@@ -33,17 +33,6 @@
 
 #define WGS_FN static inline
 
-/* Checked builds also check the kernel's use of the library (wgs_discover once, every work-item
- * of a participating group at each grid barrier): WGS_CHECK_MISUSE, on with WGS_CHECKED. wgsync's
- * own probes build without it: on NVIDIA it took the checked tools kernels past 32 registers,
- * so a checked probe ran fewer groups at once than the unchecked kernel it guards. */
-#if !defined(WGS_CHECK_MISUSE)
-#if defined(WGS_CHECKED) && WGS_CHECKED
-#define WGS_CHECK_MISUSE 1
-#else
-#define WGS_CHECK_MISUSE 0
-#endif
-#endif
 typedef __global volatile uint *wgs_word_ptr;
 
 #if defined(WGS_LAYER_C11)

@@ -2,7 +2,7 @@
  * The CUDA tools kernels (as device/opencl/kernels/tools.cl), compiled twice: checked and not
  * (cuda_tools_checked.cu, cuda_tools_plain.cu define WGS_CHECKED and WGS_SUFFIX).
  */
-#define WGS_CHECK_MISUSE 0 /* the probes check occupancy, not the kernel (wgs_atomics.cl) */
+#define WGS_CHECK_MISUSE 0 /* the probes check occupancy, not the kernel (device/common/wgs_layout.h) */
 #include "wgsync.cuh"
 
 #define WGS_CAT2(a, b) a##b

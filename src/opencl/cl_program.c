@@ -248,7 +248,7 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
     /* WGSYNC_TOOLS_OPTIONS: extra build options for the tools kernels (kernel development). */
     const char *extra = getenv("WGSYNC_TOOLS_OPTIONS");
     char opts[512];
-    /* the probes' occupancy must be the kernel's: no misuse checks (device/opencl/wgs_atomics.cl) */
+    /* the probes' occupancy must be the kernel's: no misuse checks (device/common/wgs_layout.h) */
     snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0 %s", extra ? extra : "");
     int rc = wgs_program_build(dev, wgs__tools_source, opts, checked ? WGS_BUILD_CHECKED : 0,
                                &dev->tools[i]);
