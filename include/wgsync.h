@@ -195,6 +195,8 @@ typedef struct {
   int time_protocol;        /* 1: measure res.protocol_us on the device clock (each group stamps
                                its start and exit; 16 bytes per group are read back after the
                                kernel). 0 (default): skip, as a production launch should */
+  int time_kernel;          /* 1: measure res.kernel_us with timing events around the kernel.
+                               0 (default): no events, kernel_us is -1 */
 } wgs_launch_config;
 
 typedef struct {
@@ -213,11 +215,22 @@ typedef struct {
 
 void wgs_launch_config_init(wgs_launch_config *cfg);
 
-/* Resets the state, binds it to argument cfg->state_arg, launches, waits, and reports.
- * Returns WGS_EDEADLOCK (with the report in *res and wgs_last_error) when a checked build
- * caught a barrier that some groups never reached. res may be NULL. */
+/* Binds the state to argument cfg->state_arg, launches, waits, and reports: wgs_launch_async
+ * then wgs_state_result. Returns WGS_EDEADLOCK (with the report in *res and wgs_last_error)
+ * when a checked build caught a barrier that some groups never reached. res may be NULL.
+ * A launch needs no reset of the state: the kernel keeps it valid for the next launch (launch
+ * epochs, device/common/wgs_layout.h), so a launch is one kernel launch plus, when the config
+ * changed since the last one, one small write. Launches on one state must be ordered (one
+ * queue, or events); checked programs have the state reset before each launch instead (a
+ * fill), which keeps every misuse check exact. */
 int wgs_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
                wgs_launch_result *res);
+/* Enqueues the launch on the device's queue and returns; nothing is read back. */
+int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+/* Waits for the state's launches and reports the latest: its participants, kernel_us when
+ * asked, and the first checked-build error any launch recorded since the last call (which it
+ * then clears). Returns that launch's status, as wgs_launch would have. */
+int wgs_state_result(wgs_state_t *st, wgs_launch_result *res);
 
 /* Over-provisioned group count wgs_launch uses when cfg->groups is 0. */
 uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size);

@@ -31,11 +31,24 @@ unsigned *wgs_cuda_state_device_ptr(const wgs_cuda_state_t *st);
 uint32_t wgs_cuda_default_groups(int device, size_t local_size);
 
 /* Launches kernel(args...) with cfg->groups blocks of cfg->local_size threads on stream:
- * resets the state, passes it as argument cfg->state_arg (args is copied, not changed: give
- * num_args entries; the entry at state_arg may be NULL), waits, and reports like wgs_launch. */
+ * wgs_cuda_launch_async, then wgs_cuda_state_result (waits, reports like wgs_launch). args is
+ * copied, not changed: give num_args entries; the entry at state_arg may be NULL. */
 int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args, unsigned num_args,
                     size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg,
                     wgs_launch_result *res);
+
+/* Enqueues the launch on stream and returns: one kernel launch (plus a one-block kernel that
+ * writes the config words when they changed since the state's last launch; the state needs no
+ * reset, device/common/wgs_layout.h). Works under stream capture: the captured graph replays
+ * correctly any number of times (it always carries the config write; time_kernel is refused
+ * there). Launches on one state must be ordered: one stream, or events between streams. */
+int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
+                          unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                          const wgs_launch_config *cfg);
+/* Waits for stream and reports the state's latest launch: participants, kernel_us when that
+ * launch asked for it, and the first checked-build error any launch recorded since the last
+ * call (which it then clears). Returns that status, as wgs_cuda_launch would have. */
+int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream, wgs_launch_result *res);
 
 /* The occupancy tools and the self-test of wgsync.h, on CUDA device `device`. */
 int wgs_cuda_occupancy_discover(int device, const wgs_occupancy_config *cfg, wgs_launch_result *res);

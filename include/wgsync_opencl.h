@@ -35,6 +35,11 @@ const char *wgs_device_opencl_build_options(const wgs_device_t *dev, unsigned fl
 /* Launches a kernel you built yourself (the state argument is set by wgsync). */
 int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
                       wgs_launch_result *res);
+/* Asynchronous form: enqueues on the device's queue (wgs_device_opencl_queue) after the
+ * num_wait events of wait_list, and returns the kernel's event in *event when event is not
+ * NULL (the caller releases it). Read the result with wgs_state_result. */
+int wgs_launch_opencl_async(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
+                            cl_uint num_wait, const cl_event *wait_list, cl_event *event);
 
 /* "CL_INVALID_VALUE" etc. */
 const char *wgs_opencl_error_name(cl_int err);

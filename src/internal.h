@@ -45,6 +45,29 @@ int wgs__fail_misuse(const char *kname, const uint32_t *e);
 /* Validates the fields both backends read the same way; "who" names the call in messages. */
 int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg);
 
+/* src/launch.c: what a launch writes and what it leaves, the same on every backend. */
+uint32_t wgs__mode_word(wgs_discovery d);
+/* The WGS_CFG_* words of device/common/wgs_layout.h (13 of them). */
+void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_groups,
+                       uint64_t limit, uint64_t wait, int timed, uint32_t enough, int epochs);
+/* What the host keeps about the latest launch on a state, to decode its result. */
+typedef struct {
+  char kname[128];       /* kernel name for messages ("" when unknown) */
+  uint32_t mode;         /* WGS_MODE_* */
+  uint32_t launched;     /* groups launched */
+  uint32_t delay;
+  int checked;           /* decode the error report (checked builds) */
+  int epochs;            /* launch epochs (the kernel clears; else the host reset the state) */
+  int timed;             /* protocol times requested */
+  uint32_t epoch_before; /* the device's launch epoch when the host last read it (UINT32_MAX:
+                            unknown, e.g. after a captured graph) */
+} wgs__launch_record;
+/* Fills res from the state's first WGS_G_LINES lines (glob) and returns the launch's status,
+ * with one message on every backend. */
+int wgs__decode_result(const uint32_t *glob, const wgs__launch_record *lr, wgs_launch_result *res);
+/* First start to last end of the participants' protocol stamps (4 words per group); -1. */
+double wgs__protocol_us(const uint32_t *t, uint32_t groups);
+
 /* Shared by the backends' tools (src/occupancy.c). */
 /* The launch a tool makes for an occupancy or self-test configuration. */
 void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_discovery disc,

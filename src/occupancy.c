@@ -284,6 +284,7 @@ int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_la
     lc.discovery = WGS_DISCOVERY_FIXED;
     lc.barrier = cfg->barrier;
     lc.timeout_ms = 500;
+    lc.time_kernel = 1;
     /* checked: one probe run; unchecked: a warm-up, then the timed repeats */
     for (uint32_t r = 0; r < (checked ? 1 : repeats + 1) && rc == WGS_OK; r++) {
       wgs_launch_result lr;
@@ -333,7 +334,8 @@ void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_
                             wgs_launch_config *lc)
 {
   wgs_launch_config_init(lc);
-  lc->time_protocol = 1; /* the microbenchmarks report the protocol time */
+  lc->time_protocol = 1; /* the microbenchmarks report the protocol and kernel times */
+  lc->time_kernel = 1;
   lc->local_size = c->local_size;
   lc->groups = groups;
   lc->lock = c->lock;
@@ -348,6 +350,7 @@ void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uin
                                  wgs_launch_config *lc)
 {
   wgs_launch_config_init(lc);
+  lc->time_kernel = 1; /* the self-test reports the time per barrier */
   lc->local_size = local;
   lc->groups = groups;
   lc->lock = c->lock;

@@ -1,8 +1,18 @@
 /*
  * wgsync protocol state layout, shared verbatim by the host library (C11) and the device
  * libraries (OpenCL C, CUDA C). The state is one device buffer of 32-bit words that the host
- * allocates, resets before every launch, and passes to the kernel as an argument (NVIDIA's
- * OpenCL has no program-scope globals).
+ * allocates once and the kernel receives as an argument (NVIDIA's OpenCL has no program-scope
+ * globals). Its base holds what outlives a launch (control, config, the sticky error report);
+ * then come two halves with everything one launch uses.
+ *
+ * Launch epochs (layout 3): a launch needs no host-side reset. Launch number E (the control
+ * word WGS_CTRL_EPOCH) runs in half E & 1, which the launch before it cleared; its groups clear
+ * the other half, used by launch E - 1, which has finished (launches on one state are ordered:
+ * one stream or queue). Once every launched group has read E (each counts itself in with an
+ * acq_rel RMW after reading it), the last one stores E + 1. So a launch is one kernel launch,
+ * also when it is captured in a CUDA graph and replayed. Where the host resets the state
+ * instead (WGS_CFG_EPOCHS = 0: OpenCL checked programs, which keep the checks that need a
+ * launch-wide reset), E stays 0 and the kernel clears nothing.
  *
  * Every word that several work-groups hammer (lock words, poll, count, abort) sits on its own
  * 128-byte line so that contention on one does not slow the others.
@@ -10,7 +20,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 2u
+#define WGS_LAYOUT_VERSION 3u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -26,17 +36,37 @@
 #endif
 #define WGS_LINE_WORDS 32u /* 128 bytes */
 
-/* Header lines (word offsets). */
-#define WGS_W_TICKET_NEXT (0u * WGS_LINE_WORDS)  /* ticket lock: next ticket to hand out */
-#define WGS_W_TICKET_SERVE (1u * WGS_LINE_WORDS) /* ticket lock: ticket now served */
-#define WGS_W_SPIN (2u * WGS_LINE_WORDS)         /* spin lock: 0 unlocked, 1 locked */
-#define WGS_W_POLL (3u * WGS_LINE_WORDS)         /* seed 003 Fig. 3 poll_open: 1 open, 0 closed */
-#define WGS_W_COUNT (4u * WGS_LINE_WORDS)        /* seed 003 Fig. 3 count */
-#define WGS_W_ABORT (5u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
-#define WGS_W_CONFIG (6u * WGS_LINE_WORDS)       /* host-written settings, read-only on device */
-#define WGS_W_ERROR (7u * WGS_LINE_WORDS)        /* checked builds: first error report */
-#define WGS_W_ARRIVE (8u * WGS_LINE_WORDS)       /* counter barrier: monotonic arrival count */
-#define WGS_W_GEN (9u * WGS_LINE_WORDS)          /* counter barrier: instances completed */
+/* Global lines (word offsets from the state's base). */
+#define WGS_G_CTRL (0u * WGS_LINE_WORDS)   /* launch control and the latest result */
+#define WGS_G_CONFIG (1u * WGS_LINE_WORDS) /* host-written settings, read-only on device */
+#define WGS_G_ERROR (2u * WGS_LINE_WORDS)  /* checked builds: first error report since the host
+                                              last read it (sticky across launches) */
+#define WGS_G_LINES 3u
+/* Control words (offsets from WGS_G_CTRL). */
+#define WGS_CTRL_EPOCH 0u        /* launches that completed discovery's entry (see above) */
+#define WGS_CTRL_RESULT_EPOCH 1u /* epoch of the launch the next word describes */
+#define WGS_CTRL_PARTICIPANTS 2u /* participants of that launch (written when known) */
+/* Per-group words that outlive a launch (offsets from the base), for a capacity of g groups:
+ * CUDA tells a second wgs_discover call in a group from a first call of the next launch by the
+ * launch's %gridid, and finds the first call's answer through its epoch. */
+#define WGS_G_FIRST(g) (WGS_G_LINES * WGS_LINE_WORDS)      /* epoch of the group's last call */
+#define WGS_G_GRID(g) (WGS_G_LINES * WGS_LINE_WORDS + (g)) /* its launch's %gridid + 1 */
+#define WGS__ROUND_LINE(w) (((w) + WGS_LINE_WORDS - 1u) / WGS_LINE_WORDS * WGS_LINE_WORDS)
+#define WGS_G_WORDS(g) WGS__ROUND_LINE(WGS_G_LINES * WGS_LINE_WORDS + 2u * (g))
+
+/* Half lines (word offsets from the start of a half). Line 0 is never cleared. */
+#define WGS_W_BACK 0u                            /* words from the state's base to this half */
+#define WGS_W_TICKET_NEXT (1u * WGS_LINE_WORDS)  /* ticket lock: next ticket to hand out */
+#define WGS_W_TICKET_SERVE (2u * WGS_LINE_WORDS) /* ticket lock: ticket now served */
+#define WGS_W_SPIN (3u * WGS_LINE_WORDS)         /* spin lock: 0 unlocked, 1 locked */
+#define WGS_W_CLOSED (4u * WGS_LINE_WORDS)       /* seed 003 Fig. 3 poll_open, negated: 0 open
+                                                    (a cleared half), 1 closed */
+#define WGS_W_COUNT (5u * WGS_LINE_WORDS)        /* seed 003 Fig. 3 count */
+#define WGS_W_ABORT (6u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
+#define WGS_W_ARRIVE (7u * WGS_LINE_WORDS)       /* counter barrier: monotonic arrival count */
+#define WGS_W_GEN (8u * WGS_LINE_WORDS)          /* counter barrier: instances completed */
+#define WGS_W_SEEN (9u * WGS_LINE_WORDS)         /* groups that read the epoch (protocols other
+                                                    than the lock-free one, whose count it is) */
 #define WGS_W_ARRAYS (10u * WGS_LINE_WORDS)      /* per-group arrays start here */
 
 /* Config words (offsets from WGS_W_CONFIG). */
@@ -53,6 +83,9 @@
 #define WGS_CFG_BARRIER 10u   /* WGS_BARRIER_KIND_* */
 #define WGS_CFG_ENOUGH 11u    /* the close wait ends once this many groups have polled (0: never):
                                  a count no launch can exceed, e.g. a CPU's worker threads */
+#define WGS_CFG_EPOCHS 12u    /* 1: launch epochs (the kernel clears the next half); 0: the host
+                                 resets the state before each launch */
+#define WGS_CFG_WORDS 13u
 
 #define WGS_LOCK_KIND_TICKET 0u
 #define WGS_LOCK_KIND_SPIN 1u
@@ -68,7 +101,7 @@
 #define WGS_MODE_ALL 1u      /* every launched group participates, ids native (unsafe; bound search) */
 #define WGS_MODE_FIXED 2u    /* like ALL, for a group count the host knows to be occupant */
 
-/* Error report words (offsets from WGS_W_ERROR). Written once, by the first reporter. */
+/* Error report words (offsets from WGS_G_ERROR). Written once, by the first reporter. */
 #define WGS_ERR_CODE 0u     /* WGS_DEV_ERR_* ; 0 = none */
 #define WGS_ERR_SITE 1u     /* source line of the barrier call */
 #define WGS_ERR_INSTANCE 2u /* how many grid barriers the reporter had passed before this one */
@@ -104,11 +137,11 @@
 #define WGS_ABORT_REPORTING 1u
 #define WGS_ABORT_DONE 2u
 
-/* Per-group arrays after the header, for a state of capacity g groups (word offsets). */
+/* Per-group arrays of a half, for a state of capacity g groups (word offsets from the half). */
 #define WGS_OFF_MAP(g) (WGS_W_ARRAYS)            /* seed 003 Fig. 3 M: participating id, or
                                                     WGS_NOT_PARTICIPATING; g words */
 #define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))     /* seed 003 Fig. 2 XF barrier flags; g words */
-#define WGS_OFF_EPOCH(g) (WGS_W_ARRAYS + 2u * (g)) /* checked builds: grid barrier instances each
+#define WGS_OFF_ENTERED(g) (WGS_W_ARRAYS + 2u * (g)) /* checked builds: grid barrier instances each
                                                       group has entered; g words */
 #define WGS_OFF_TIME(g) (WGS_W_ARRAYS + 3u * (g)) /* 4 words per group: protocol start lo/hi,
                                                      end lo/hi (ns) */
@@ -119,6 +152,8 @@
 #define WGS_OFF_WITEMS(g) (WGS_W_ARRAYS + 8u * (g) + WGS_LINE_WORDS) /* checked builds: work-items
                                        that entered grid barriers, per participating id; g words */
 #define WGS_A_WORDS(g) (9u * (g) + WGS_LINE_WORDS) /* all of the above */
-#define WGS_STATE_WORDS(g) (WGS_W_ARRAYS + WGS_A_WORDS(g))
+#define WGS_HALF_WORDS(g) WGS__ROUND_LINE(WGS_W_ARRAYS + WGS_A_WORDS(g))
+#define WGS_HALF(g, h) (WGS_G_WORDS(g) + (h) * WGS_HALF_WORDS(g)) /* half h (0 or 1) */
+#define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g))
 
 #endif

@@ -79,9 +79,20 @@ WGS_DEV unsigned long long wgs__timer_ns()
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
+WGS_DEV unsigned wgs__gridid()
+{
+  unsigned long long id;
+  asm volatile("mov.u64 %0, %%gridid;" : "=l"(id));
+  return (unsigned)id;
+}
+/* s points at the half of the running launch (device/common/wgs_layout.h); its line 0 holds
+ * the distance back to the state's base, where the config and the error report live. */
+WGS_DEV unsigned *wgs__glob(unsigned *s) { return s - s[WGS_W_BACK]; }
+WGS_DEV const unsigned *wgs__glob(const unsigned *s) { return s - s[WGS_W_BACK]; }
+WGS_DEV unsigned wgs__cfg(const unsigned *s, unsigned word) { return wgs__glob(s)[WGS_G_CONFIG + word]; }
 WGS_DEV unsigned long long wgs__cfg64(const unsigned *s, unsigned lo)
 {
-  return ((unsigned long long)s[WGS_W_CONFIG + lo + 1] << 32) | s[WGS_W_CONFIG + lo];
+  return ((unsigned long long)wgs__cfg(s, lo + 1) << 32) | wgs__cfg(s, lo);
 }
 
 /* ---- bounded spins (checked builds), as in device/opencl/wgs_atomics.cl ------------------ */
@@ -136,15 +147,16 @@ WGS_DEV size_t wgs_get_global_size(const wgs_env *e) { return (size_t)e->num_gro
 /* ---- discovery (seed 003 Fig. 3; ticket / spin lock; and wgsync's lock-free protocol) ----- */
 WGS_DEV void wgs__report(unsigned *s, unsigned code, unsigned group)
 {
-  if (wgs__cas_rlx(&s[WGS_W_ERROR + WGS_ERR_CODE], 0u, code) == 0u)
-    wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
+  unsigned *err = wgs__glob(s) + WGS_G_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) == 0u)
+    wgs__st_rlx(&err[WGS_ERR_REPORTER], group);
 }
 /* Checked builds: the first report of a broken rule (WGS_DEV_ERR_MISUSE; the host names it). */
 WGS_DEV void wgs__report_misuse(unsigned *s, unsigned what, unsigned site, unsigned arrived,
                                 unsigned expected)
 {
 #if WGS_CHECK_MISUSE
-  unsigned *err = s + WGS_W_ERROR;
+  unsigned *err = wgs__glob(s) + WGS_G_ERROR;
   if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_MISUSE) != 0u)
     return;
   wgs__st_rlx(&err[WGS_ERR_SITE], site);
@@ -193,9 +205,9 @@ WGS_DEV void wgs__unlock(unsigned *s, unsigned kind, unsigned ticket)
 WGS_DEV void wgs__quiesce(unsigned *s, const unsigned *word, unsigned seen, bool watch_poll)
 {
   unsigned long long wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__timer_ns();
-  unsigned enough = s[WGS_W_CONFIG + WGS_CFG_ENOUGH];
+  unsigned enough = wgs__cfg(s, WGS_CFG_ENOUGH);
   while (wgs__timer_ns() - w0 < wait) {
-    if (watch_poll && (wgs__ld_acq(&s[WGS_W_POLL]) == 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
+    if (watch_poll && (wgs__ld_acq(&s[WGS_W_CLOSED]) != 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
       break; /* closed already: waiting longer adds nobody */
     unsigned now = wgs__ld_rlx(word);
     if (enough != 0u && (now & ~WGS_COUNT_CLOSED) >= enough)
@@ -208,7 +220,7 @@ WGS_DEV void wgs__quiesce(unsigned *s, const unsigned *word, unsigned seen, bool
 }
 WGS_DEV void wgs__stamp(unsigned *s, unsigned mg, unsigned group, unsigned long long t0)
 {
-  if (s[WGS_W_CONFIG + WGS_CFG_TIMED] == 0u)
+  if (wgs__cfg(s, WGS_CFG_TIMED) == 0u)
     return;
   unsigned *t = s + WGS_OFF_TIME(mg) + 4u * group;
   unsigned long long t1 = wgs__timer_ns();
@@ -218,15 +230,29 @@ WGS_DEV void wgs__stamp(unsigned *s, unsigned mg, unsigned group, unsigned long 
   t[3] = (unsigned)(t1 >> 32);
 }
 /* Fig. 3 under a mutex; the comments of device/opencl/wgs_discovery.cl apply line for line. */
-WGS_DEV unsigned wgs__poll_locked(unsigned *s, unsigned group, unsigned mg)
+/* The last group of a launch to count itself in (all have read the epoch: each read precedes
+ * its acq_rel count-in, and this group's RMW read the last of them) moves the epoch on. The
+ * next launch, ordered after this one by its stream, reads it. */
+WGS_DEV void wgs__advance_epoch(unsigned *s, unsigned epoch)
 {
-  unsigned kind = s[WGS_W_CONFIG + WGS_CFG_LOCK], delay = s[WGS_W_CONFIG + WGS_CFG_DELAY];
+  wgs__st_rlx(&wgs__glob(s)[WGS_G_CTRL + WGS_CTRL_EPOCH], epoch + 1u);
+}
+/* The launch's result for the host: its epoch and participant count (control line). */
+WGS_DEV void wgs__publish_result(unsigned *s, unsigned epoch, unsigned participants)
+{
+  unsigned *ctrl = wgs__glob(s) + WGS_G_CTRL;
+  wgs__st_rlx(&ctrl[WGS_CTRL_PARTICIPANTS], participants);
+  wgs__st_rlx(&ctrl[WGS_CTRL_RESULT_EPOCH], epoch);
+}
+WGS_DEV unsigned wgs__poll_locked(unsigned *s, unsigned group, unsigned mg, unsigned epoch)
+{
+  unsigned kind = wgs__cfg(s, WGS_CFG_LOCK), delay = wgs__cfg(s, WGS_CFG_DELAY);
   unsigned ticket = 0u, id = WGS_NOT_PARTICIPATING;
   unsigned long long t0 = wgs__timer_ns();
   wgs__spin sp;
   wgs__spin_init(&sp);
   if (wgs__lock(s, kind, &ticket, group, &sp)) {
-    if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u) {
+    if (wgs__ld_rlx(&s[WGS_W_CLOSED]) == 0u) {
       id = wgs__ld_rlx(&s[WGS_W_COUNT]);
       wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
     }
@@ -245,25 +271,32 @@ WGS_DEV unsigned wgs__poll_locked(unsigned *s, unsigned group, unsigned mg)
   wgs__quiesce(s, &s[WGS_W_COUNT], id + 1u, true);
   wgs__spin_init(&sp);
   if (wgs__lock(s, kind, &ticket, group, &sp)) {
-    if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u)
-      wgs__st_rlx(&s[WGS_W_POLL], 0u);
+    if (wgs__ld_rlx(&s[WGS_W_CLOSED]) == 0u) { /* this group closes: the count is final */
+      wgs__st_rlx(&s[WGS_W_CLOSED], 1u);
+      wgs__publish_result(s, epoch, wgs__ld_rlx(&s[WGS_W_COUNT]));
+    }
     wgs__unlock(s, kind, ticket);
   }
   wgs__stamp(s, mg, group, t0);
   return id;
 }
 /* wgsync's lock-free protocol; the §3.2 argument is in device/opencl/wgs_discovery.cl. */
-WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg)
+WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg, unsigned epoch,
+                                unsigned launched)
 {
   unsigned *final_word = s + WGS_OFF_FINAL(mg);
   unsigned long long t0 = wgs__timer_ns();
-  unsigned old = wgs__add_rlx(&s[WGS_W_COUNT], 1u);
+  /* acq_rel: the add also counts this group in for the launch epoch (wgs__discover). */
+  unsigned old = wgs__add_acqrel(&s[WGS_W_COUNT], 1u);
+  if ((old & ~WGS_COUNT_CLOSED) == launched - 1u)
+    wgs__advance_epoch(s, epoch);
   if (old & WGS_COUNT_CLOSED)
     return WGS_NOT_PARTICIPATING;
   if (old == 0u) {
     wgs__quiesce(s, &s[WGS_W_COUNT], 1u, false);
     unsigned n = wgs__or_rlx(&s[WGS_W_COUNT], WGS_COUNT_CLOSED); /* RMW: n is exact */
     wgs__st_rel(final_word, n + 1u);                              /* publish to participants */
+    wgs__publish_result(s, epoch, n);
   } else {
     wgs__spin sp;
     wgs__spin_init(&sp);
@@ -276,41 +309,70 @@ WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg)
 }
 
 /* First thing in the kernel, from every thread, outside any condition; 1-D grids and blocks.
- * Returns 1 when this block takes part (the same answer for the whole block). */
+ * Returns 1 when this block takes part (the same answer for the whole block).
+ * The representative reads the launch epoch (device/common/wgs_layout.h) and leaves it for its
+ * block in the block's G_FIRST word; the others read it after __syncthreads, so every read of
+ * the epoch precedes the representative's acq_rel count-in, and hence the next epoch's store.
+ * A second call in a block (same launch: same %gridid) answers as the first, from the half of
+ * the epoch the first call recorded, counts nothing in, and checked builds report it. */
 WGS_DEV int wgs__discover(unsigned *state, wgs_env *env, unsigned site)
 {
-  unsigned *s = state;
-  unsigned group = blockIdx.x, mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
-  unsigned mode = s[WGS_W_CONFIG + WGS_CFG_MODE], lock = s[WGS_W_CONFIG + WGS_CFG_LOCK];
-  unsigned *map = s + WGS_OFF_MAP(mg);
+  unsigned *g = state;
+  unsigned group = blockIdx.x, launched = gridDim.x, mg = g[WGS_G_CONFIG + WGS_CFG_MAX_GROUPS];
+  unsigned mode = g[WGS_G_CONFIG + WGS_CFG_MODE], lock = g[WGS_G_CONFIG + WGS_CFG_LOCK];
+  unsigned epochs = g[WGS_G_CONFIG + WGS_CFG_EPOCHS];
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  unsigned early_site = env->early_site;
+#endif
+  if (threadIdx.x == 0u && group < mg) {
+    unsigned grid = wgs__gridid() + 1u, *first = g + WGS_G_FIRST(mg) + group;
+    unsigned *grid_word = g + WGS_G_GRID(mg) + group;
+    if (wgs__ld_rlx(grid_word) == grid) {
+      wgs__report_misuse(g + WGS_HALF(mg, wgs__ld_rlx(first) & 1u), WGS_MISUSE_DISCOVER_TWICE,
+                         site, 0u, 0u);
+    } else {
+      unsigned epoch = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
+      unsigned *s = g + WGS_HALF(mg, epoch & 1u);
+      wgs__st_rlx(first, epoch);
+      wgs__st_rlx(grid_word, grid);
+      bool free_poll = mode == WGS_MODE_DISCOVER && lock == WGS_LOCK_KIND_FREE;
+      if (epochs && !free_poll && wgs__add_acqrel(&s[WGS_W_SEEN], 1u) == launched - 1u)
+        wgs__advance_epoch(s, epoch);
+      if (mode == WGS_MODE_DISCOVER)
+        wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group], free_poll ? wgs__poll_free(s, group, mg, epoch, launched)
+                                                           : wgs__poll_locked(s, group, mg, epoch));
+    }
+  }
+  __syncthreads(); /* CTA ordering carries the representative's epoch and M entry */
+  unsigned epoch = group < mg ? wgs__ld_rlx(g + WGS_G_FIRST(mg) + group) : 0u;
+  unsigned *s = g + WGS_HALF(mg, epoch & 1u);
+  if (epochs) {
+    /* Clear the other half for the next launch; every launched thread takes a share. The
+     * launch that used it has finished, and nothing in this launch reads it. */
+    unsigned *next = g + WGS_HALF(mg, (epoch & 1u) ^ 1u);
+    for (unsigned w = WGS_LINE_WORDS + group * blockDim.x + threadIdx.x; w < WGS_HALF_WORDS(mg);
+         w += launched * blockDim.x)
+      next[w] = 0u;
+  }
   env->s = s;
   env->max_groups = mg;
   env->local_id = threadIdx.x;
   env->local_size = blockDim.x;
   env->instance = 0u;
-  env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
+  env->barrier_kind = g[WGS_G_CONFIG + WGS_CFG_BARRIER];
   env->split_state = 0u;
   env->counted = 0u;
 #if defined(WGS_CHECKED) && WGS_CHECKED
-  if (env->early_site != 0u && threadIdx.x == 0u) /* a grid barrier ran with this env unfilled */
-    wgs__report_misuse(s, WGS_MISUSE_BEFORE_DISCOVER, env->early_site, 0u, 0u);
+  if (early_site != 0u && threadIdx.x == 0u) /* a grid barrier ran with this env unfilled */
+    wgs__report_misuse(s, WGS_MISUSE_BEFORE_DISCOVER, early_site, 0u, 0u);
 #endif
   if (mode != WGS_MODE_DISCOVER) {
     env->group_id = group;
-    env->num_groups = gridDim.x;
-    env->participating = gridDim.x <= mg;
+    env->num_groups = launched;
+    env->participating = launched <= mg;
     return (int)env->participating;
   }
-  if (threadIdx.x == 0u && group < mg) {
-    /* a second call answers as the first (the map holds it); checked builds report it */
-    if (wgs__add_rlx(&s[WGS_OFF_CALLS(mg) + group], 1u) != 0u)
-      wgs__report_misuse(s, WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
-    else
-      wgs__st_rlx(&map[group], lock == WGS_LOCK_KIND_FREE ? wgs__poll_free(s, group, mg)
-                                                          : wgs__poll_locked(s, group, mg));
-  }
-  __syncthreads(); /* CTA ordering carries the representative's M entry (and what it acquired) */
-  unsigned id = group < mg ? wgs__ld_rlx(&map[group]) : WGS_NOT_PARTICIPATING;
+  unsigned id = group < mg ? wgs__ld_rlx(s + WGS_OFF_MAP(mg) + group) : WGS_NOT_PARTICIPATING;
   env->participating = id != WGS_NOT_PARTICIPATING;
   env->group_id = env->participating ? id : 0u;
   if (!env->participating)
@@ -328,10 +390,10 @@ WGS_DEV int wgs__discover(unsigned *state, wgs_env *env, unsigned site)
 /* ---- grid barriers ---------------------------------------------------------------------- */
 WGS_DEV void wgs__report_grid(const wgs_env *env, unsigned site, unsigned code)
 {
-  unsigned *s = env->s, *err = s + WGS_W_ERROR;
+  unsigned *s = env->s, *err = wgs__glob(s) + WGS_G_ERROR;
   if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) != 0u)
     return;
-  const unsigned *epoch = s + WGS_OFF_EPOCH(env->max_groups);
+  const unsigned *epoch = s + WGS_OFF_ENTERED(env->max_groups);
   unsigned want = env->instance + 1u, arrived = 0u, missing = 0u;
   for (unsigned g = 0u; g < env->num_groups; ++g) {
     if (wgs__ld_rlx(&epoch[g]) >= want) {
@@ -368,7 +430,7 @@ WGS_DEV void wgs__wait_while(const wgs_env *env, const unsigned *p, unsigned v, 
 WGS_DEV void wgs__mark_arrival(const wgs_env *env)
 {
 #if defined(WGS_CHECKED) && WGS_CHECKED
-  wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
+  wgs__st_rlx(env->s + WGS_OFF_ENTERED(env->max_groups) + env->group_id, env->instance + 1u);
 #endif
 }
 
@@ -450,7 +512,7 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
 }
 
 /*
- * Counter barrier. Instance k of a launch (the state is reset before each launch, and every
+ * Counter barrier. Instance k of a launch (each launch starts on a cleared half, and every
  * group passes the same instances) is complete when the arrival count reaches n*(k+1). The
  * group whose add returns n*(k+1)-1 arrived last; it publishes "k+1 instances done" on a
  * separate line that the others poll. Measured on an H100 (bench/results/h100-cuda-*):
@@ -572,8 +634,8 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
  * wait returns once every participating group has arrived at the same instance, and acquires.
  * Work between them overlaps the barrier. It is the counter barrier cut in two (also when
  * env->barrier_kind is XF), so reuse in a loop has no reset race.
- * Counter barriers and split barriers share the counts: a kernel may mix them freely, but not
- * with XF barriers (different state) unless env->barrier_kind is XF throughout.
+ * Split barriers share the counts with counter barriers; XF barriers neither read nor change
+ * them, so a kernel may mix all three freely (as in the OpenCL library).
  * Every block must alternate arrive, wait, arrive, ...; checked builds report otherwise.
  */
 WGS_DEV void wgs__misuse(wgs_env *env, unsigned site)
@@ -591,8 +653,6 @@ WGS_DEV void wgs__grid_arrive(wgs_env *env, unsigned site)
     return;
   if (env->split_state != 0u)
     wgs__misuse(env, site); /* arrived twice without a wait */
-  if (env->barrier_kind == WGS_BARRIER_KIND_XF)
-    env->barrier_kind = WGS_BARRIER_KIND_COUNTER;
   wgs__count_entry(env);
   __syncthreads(); /* every thread's writes before the representative's release */
   if (env->local_id == 0u && env->participating) {

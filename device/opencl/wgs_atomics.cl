@@ -181,6 +181,12 @@ WGS_FN uint wgs__or_rlx(wgs_word_ptr p, uint v) { return atomic_or(p, v); }
 WGS_FN ulong wgs__timer_ns(void) { return 0; }
 #endif
 
+/* The state: s points at the half of the running launch (device/common/wgs_layout.h); its
+ * line 0 holds the distance back to the state's base, where the config and the error report
+ * live. */
+WGS_FN wgs_word_ptr wgs__glob(wgs_word_ptr s) { return s - s[WGS_W_BACK]; }
+WGS_FN uint wgs__cfg(wgs_word_ptr s, uint word) { return wgs__glob(s)[WGS_G_CONFIG + word]; }
+
 /*
  * Bounded spinning (checked builds: undefined behaviour made visible, never a hang).
  * wgs__spin_gave_up returns 0 to go on spinning, WGS__TIMED_OUT when this spin ran past the
@@ -211,8 +217,7 @@ WGS_FN int wgs__spin_gave_up(wgs_word_ptr s, wgs__spin *sp)
   uint state = wgs__ld_rlx(&s[WGS_W_ABORT]);
   if (state == WGS_ABORT_DONE)
     return WGS__ABORTED;
-  ulong limit = ((ulong)s[WGS_W_CONFIG + WGS_CFG_LIMIT_HI] << 32) |
-                (ulong)s[WGS_W_CONFIG + WGS_CFG_LIMIT_LO];
+  ulong limit = ((ulong)wgs__cfg(s, WGS_CFG_LIMIT_HI) << 32) | (ulong)wgs__cfg(s, WGS_CFG_LIMIT_LO);
   sp->iters++;
   ulong used = sp->iters;
   if (WGS_HAS_TIMER) {

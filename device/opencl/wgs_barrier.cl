@@ -26,10 +26,10 @@
 WGS_FN void wgs__report_code(const wgs_env *env, uint site, uint code)
 {
   wgs_word_ptr s = env->s;
-  wgs_word_ptr err = s + WGS_W_ERROR;
+  wgs_word_ptr err = wgs__glob(s) + WGS_G_ERROR;
   if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) != 0u)
     return; /* somebody reported first */
-  wgs_word_ptr epoch = s + WGS_OFF_EPOCH(env->max_groups);
+  wgs_word_ptr epoch = s + WGS_OFF_ENTERED(env->max_groups);
   uint want = env->instance + 1u, arrived = 0u, missing = 0u;
   for (uint g = 0u; g < env->num_groups; ++g) {
     if (wgs__ld_rlx(&epoch[g]) >= want) {
@@ -137,7 +137,7 @@ WGS_FN void wgs__check_entry(const wgs_env *env, uint site)
 {
 #if defined(WGS_CHECKED) && WGS_CHECKED
   if (env->participating) /* arrival record, read only by a reporter to name who is missing */
-    wgs__st_rlx(env->s + WGS_OFF_EPOCH(env->max_groups) + env->group_id, env->instance + 1u);
+    wgs__st_rlx(env->s + WGS_OFF_ENTERED(env->max_groups) + env->group_id, env->instance + 1u);
 #endif
 #if WGS_CHECK_MISUSE
   if (!env->participating) {

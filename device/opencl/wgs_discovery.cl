@@ -31,15 +31,16 @@ typedef struct {
 
 WGS_FN void wgs__report_lock(wgs_word_ptr s, uint group)
 {
-  if (wgs__cas_rlx(&s[WGS_W_ERROR + WGS_ERR_CODE], 0u, WGS_DEV_ERR_LOCK) == 0u)
-    wgs__st_rlx(&s[WGS_W_ERROR + WGS_ERR_REPORTER], group);
+  wgs_word_ptr err = wgs__glob(s) + WGS_G_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_LOCK) == 0u)
+    wgs__st_rlx(&err[WGS_ERR_REPORTER], group);
 }
 
 /* Checked builds: the first report of a broken rule (WGS_DEV_ERR_MISUSE; the host names it). */
 WGS_FN void wgs__report_misuse(wgs_word_ptr s, uint what, uint site, uint arrived, uint expected)
 {
 #if WGS_CHECK_MISUSE
-  wgs_word_ptr err = s + WGS_W_ERROR;
+  wgs_word_ptr err = wgs__glob(s) + WGS_G_ERROR;
   if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_MISUSE) != 0u)
     return;
   wgs__st_rlx(&err[WGS_ERR_SITE], site);
@@ -100,9 +101,9 @@ WGS_FN void wgs__unlock(wgs_word_ptr s, uint kind, uint ticket)
 /* Protocol start and end of a participant, where the device has a clock (timed launches). */
 WGS_FN void wgs__stamp(wgs_word_ptr s, uint group, ulong t0)
 {
-  if (s[WGS_W_CONFIG + WGS_CFG_TIMED] == 0u)
+  if (wgs__cfg(s, WGS_CFG_TIMED) == 0u)
     return;
-  wgs_word_ptr t = s + WGS_OFF_TIME(s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS]) + 4u * group;
+  wgs_word_ptr t = s + WGS_OFF_TIME(wgs__cfg(s, WGS_CFG_MAX_GROUPS)) + 4u * group;
   ulong t1 = wgs__timer_ns();
   t[0] = (uint)t0;
   t[1] = (uint)(t0 >> 32);
@@ -112,10 +113,26 @@ WGS_FN void wgs__stamp(wgs_word_ptr s, uint group, ulong t0)
 
 /* Fig. 3 for the representative work-item. Returns the participating id or
  * WGS_NOT_PARTICIPATING. Never returns early: every path ends at the bottom. */
-WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
+/* The last group of a launch to count itself in (all have read the epoch: each read precedes
+ * its acq_rel count-in, and this group's RMW read the last of them) moves the epoch on. The
+ * next launch, ordered after this one by its stream or queue, reads it. */
+WGS_FN void wgs__advance_epoch(wgs_word_ptr s, uint epoch)
 {
-  uint kind = s[WGS_W_CONFIG + WGS_CFG_LOCK];
-  uint delay = s[WGS_W_CONFIG + WGS_CFG_DELAY];
+  wgs__st_rlx(&wgs__glob(s)[WGS_G_CTRL + WGS_CTRL_EPOCH], epoch + 1u);
+}
+
+/* The launch's result for the host: its epoch and participant count (control line). */
+WGS_FN void wgs__publish_result(wgs_word_ptr s, uint epoch, uint participants)
+{
+  wgs_word_ptr ctrl = wgs__glob(s) + WGS_G_CTRL;
+  wgs__st_rlx(&ctrl[WGS_CTRL_PARTICIPANTS], participants);
+  wgs__st_rlx(&ctrl[WGS_CTRL_RESULT_EPOCH], epoch);
+}
+
+WGS_FN uint wgs__poll(wgs_word_ptr s, uint group, uint epoch)
+{
+  uint kind = wgs__cfg(s, WGS_CFG_LOCK);
+  uint delay = wgs__cfg(s, WGS_CFG_DELAY);
   uint ticket = 0u;
   uint id = WGS_NOT_PARTICIPATING;
   ulong t0 = wgs__timer_ns();
@@ -124,7 +141,7 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
   wgs__spin sp;
   wgs__spin_init(&sp);
   if (wgs__lock(s, kind, &ticket, group, &sp)) {
-    if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u) {
+    if (wgs__ld_rlx(&s[WGS_W_CLOSED]) == 0u) {
       id = wgs__ld_rlx(&s[WGS_W_COUNT]);
       wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
     }
@@ -152,8 +169,8 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
      * Unlike the lock rounds above it needs no lock hand-off, which on a CPU with more worker
      * threads than cores costs a context switch each. Only the closer's timing changes, so the
      * four properties of §3.2 are untouched. W = 0 is Fig. 3 as published. */
-    ulong wait = ((ulong)s[WGS_W_CONFIG + WGS_CFG_WAIT_HI] << 32) | s[WGS_W_CONFIG + WGS_CFG_WAIT_LO];
-    uint enough = s[WGS_W_CONFIG + WGS_CFG_ENOUGH];
+    ulong wait = ((ulong)wgs__cfg(s, WGS_CFG_WAIT_HI) << 32) | wgs__cfg(s, WGS_CFG_WAIT_LO);
+    uint enough = wgs__cfg(s, WGS_CFG_ENOUGH);
     if (wait != 0u) {
       ulong w0 = wgs__timer_ns(), i = 0u;
       uint seen = wgs__ld_rlx(&s[WGS_W_COUNT]);
@@ -161,7 +178,7 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
         if (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 >= wait) : (i >= wait))
           break;
         ++i;
-        if (wgs__ld_acq(&s[WGS_W_POLL]) == 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u)
+        if (wgs__ld_acq(&s[WGS_W_CLOSED]) != 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u)
           break; /* somebody closed already: waiting longer cannot add participants */
         uint now = wgs__ld_rlx(&s[WGS_W_COUNT]);
         /* The host's "enough": a count no launch can exceed (a CPU device's worker threads).
@@ -179,8 +196,10 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
     /* Closing phase (lines 11-15). */
     wgs__spin_init(&sp);
     if (wgs__lock(s, kind, &ticket, group, &sp)) {
-      if (wgs__ld_rlx(&s[WGS_W_POLL]) != 0u)
-        wgs__st_rlx(&s[WGS_W_POLL], 0u);
+      if (wgs__ld_rlx(&s[WGS_W_CLOSED]) == 0u) { /* this group closes: the count is final */
+        wgs__st_rlx(&s[WGS_W_CLOSED], 1u);
+        wgs__publish_result(s, epoch, wgs__ld_rlx(&s[WGS_W_COUNT]));
+      }
       wgs__unlock(s, kind, ticket);
     }
     wgs__stamp(s, group, t0);
@@ -205,19 +224,22 @@ WGS_FN uint wgs__poll(wgs_word_ptr s, uint group)
  *    add is before it) and none has finished (each waits for final, written after it).
  * Waiting for final is safe: the writer is participant 0, which is occupant by the same argument.
  */
-WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group)
+WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group, uint epoch, uint launched, uint epochs)
 {
-  uint mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
+  uint mg = wgs__cfg(s, WGS_CFG_MAX_GROUPS);
   wgs_word_ptr final_word = s + WGS_OFF_FINAL(mg);
   ulong t0 = wgs__timer_ns();
-  uint old = wgs__add_rlx(&s[WGS_W_COUNT], 1u);
+  /* acq_rel: the add also counts this group in for the launch epoch (wgs__discover). */
+  uint old = wgs__add_acqrel(&s[WGS_W_COUNT], 1u);
+  if (epochs && (old & ~WGS_COUNT_CLOSED) == launched - 1u)
+    wgs__advance_epoch(s, epoch);
   if (old & WGS_COUNT_CLOSED)
     return WGS_NOT_PARTICIPATING;
   if (old == 0u) {
-    ulong wait = ((ulong)s[WGS_W_CONFIG + WGS_CFG_WAIT_HI] << 32) | s[WGS_W_CONFIG + WGS_CFG_WAIT_LO];
+    ulong wait = ((ulong)wgs__cfg(s, WGS_CFG_WAIT_HI) << 32) | wgs__cfg(s, WGS_CFG_WAIT_LO);
     ulong w0 = wgs__timer_ns(), i = 0u;
     uint seen = 1u;
-    uint enough = s[WGS_W_CONFIG + WGS_CFG_ENOUGH];
+    uint enough = wgs__cfg(s, WGS_CFG_ENOUGH);
     while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait) : (i < wait)) {
       ++i;
       uint now = wgs__ld_rlx(&s[WGS_W_COUNT]);
@@ -232,6 +254,7 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group)
     /* The RMW reads the latest count: n is exact. Release publishes it to the participants. */
     uint n = wgs__or_rlx(&s[WGS_W_COUNT], WGS_COUNT_CLOSED);
     wgs__st_rel(final_word, n + 1u);
+    wgs__publish_result(s, epoch, n);
   } else {
     wgs__spin sp;
     wgs__spin_init(&sp);
@@ -254,40 +277,70 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group)
  */
 WGS_FN int wgs__discover(__global uint *state, wgs_env *env, uint site)
 {
-  wgs_word_ptr s = (wgs_word_ptr)state;
+  wgs_word_ptr g = (wgs_word_ptr)state;
   uint group = (uint)get_group_id(0);
-  uint mg = s[WGS_W_CONFIG + WGS_CFG_MAX_GROUPS];
-  uint mode = s[WGS_W_CONFIG + WGS_CFG_MODE];
-  wgs_word_ptr map = s + WGS_OFF_MAP(mg);
+  uint launched = (uint)get_num_groups(0);
+  uint lid = (uint)get_local_id(0);
+  uint mg = g[WGS_G_CONFIG + WGS_CFG_MAX_GROUPS];
+  uint mode = g[WGS_G_CONFIG + WGS_CFG_MODE];
+  uint epochs = g[WGS_G_CONFIG + WGS_CFG_EPOCHS];
+  uint free_protocol = g[WGS_G_CONFIG + WGS_CFG_LOCK] == WGS_LOCK_KIND_FREE;
+
+  /* The representative reads the launch epoch (device/common/wgs_layout.h) and leaves it for
+   * its group in the group's G_FIRST word; the group's other work-items read it only after the
+   * work-group barrier below, so every read of the epoch precedes the representative's acq_rel
+   * count-in, and hence the store of the next epoch. */
+  if (lid == 0u && group < mg) {
+    uint epoch = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
+    wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+    wgs__st_rlx(&g[WGS_G_FIRST(mg) + group], epoch);
+    /* A second call would poll a closed poll and turn the group away, so that the body ran
+     * nowhere while the launch reported participants: it answers as the first call did (the
+     * map holds that answer), counts nothing in, and a checked build reports it. (Only while
+     * the epoch has not moved on: once every group has counted itself in, a second call cannot
+     * be told from the next launch's first, and is undefined; CUDA tells them apart.) */
+    if (wgs__add_rlx(&s[WGS_OFF_CALLS(mg) + group], 1u) != 0u) {
+      wgs__report_misuse(s, WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
+    } else {
+      if (epochs && !(mode == WGS_MODE_DISCOVER && free_protocol) &&
+          wgs__add_acqrel(&s[WGS_W_SEEN], 1u) == launched - 1u)
+        wgs__advance_epoch(s, epoch);
+      if (mode == WGS_MODE_DISCOVER)
+        wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group],
+                    free_protocol ? wgs__poll_free(s, group, epoch, launched, epochs)
+                                  : wgs__poll(s, group, epoch));
+    }
+  }
+  /* The global fence makes the representative's M entry and epoch visible to its group. */
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  uint epoch = group < mg ? wgs__ld_rlx(&g[WGS_G_FIRST(mg) + group]) : 0u;
+  wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+  if (epochs) {
+    /* Clear the other half for the next launch; every launched work-item takes a share. The
+     * launch that used it has finished, and nothing in this launch reads it. */
+    wgs_word_ptr next = g + WGS_HALF(mg, (epoch & 1u) ^ 1u);
+    uint stride = launched * (uint)get_local_size(0);
+    for (uint w = WGS_LINE_WORDS + group * (uint)get_local_size(0) + lid; w < WGS_HALF_WORDS(mg);
+         w += stride)
+      next[w] = 0u;
+  }
 
   env->s = s;
   env->max_groups = mg;
-  env->local_id = (uint)get_local_id(0);
+  env->local_id = lid;
   env->local_size = (uint)get_local_size(0);
   env->instance = 0u;
-  env->barrier_kind = s[WGS_W_CONFIG + WGS_CFG_BARRIER];
+  env->barrier_kind = g[WGS_G_CONFIG + WGS_CFG_BARRIER];
   env->counted = 0u;
   env->split_state = 0u;
 
   if (mode != WGS_MODE_DISCOVER) {
     env->group_id = group;
-    env->num_groups = (uint)get_num_groups(0);
-    env->participating = env->num_groups <= mg;
+    env->num_groups = launched;
+    env->participating = launched <= mg;
     return (int)env->participating;
   }
-
-  uint free_protocol = s[WGS_W_CONFIG + WGS_CFG_LOCK] == WGS_LOCK_KIND_FREE;
-  if (env->local_id == 0u && group < mg) {
-    /* A second call would poll a closed poll and turn the group away, so that the body ran
-     * nowhere while the launch reported participants: it answers as the first call did (the
-     * map holds that answer) and a checked build reports it. */
-    if (wgs__add_rlx(&s[WGS_OFF_CALLS(mg) + group], 1u) != 0u)
-      wgs__report_misuse(s, WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
-    else
-      wgs__st_rlx(&map[group], free_protocol ? wgs__poll_free(s, group) : wgs__poll(s, group));
-  }
-  /* The global fence makes the representative's M entry visible to its group. */
-  barrier(CLK_GLOBAL_MEM_FENCE);
+  wgs_word_ptr map = s + WGS_OFF_MAP(mg);
   uint id = group < mg ? wgs__ld_rlx(&map[group]) : WGS_NOT_PARTICIPATING;
 
   env->participating = id != WGS_NOT_PARTICIPATING;

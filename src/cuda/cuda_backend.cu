@@ -18,7 +18,7 @@ extern "C" __global__ void wgs_cuda_micro_plain(unsigned *, unsigned, unsigned, 
 extern "C" __global__ void wgs_cuda_mp_checked(unsigned *, unsigned *, unsigned, unsigned, unsigned *);
 extern "C" __global__ void wgs_cuda_mp_plain(unsigned *, unsigned *, unsigned, unsigned, unsigned *);
 
-#define HEADER_WORDS WGS_W_ARRAYS
+#define GLOBAL_WORDS (WGS_G_LINES * WGS_LINE_WORDS)
 #define CU(call, what)                                                                       \
   do {                                                                                       \
     cudaError_t e_ = (call);                                                                 \
@@ -42,14 +42,31 @@ struct wgs_cuda_state {
   int device;
   unsigned *mem;
   uint32_t max_groups;
-  unsigned *io;          /* pinned: header in, header out, final count (one round trip) */
-  cudaEvent_t e0, e1;    /* kernel time, made once per state */
+  unsigned *io;          /* pinned: the global lines of the state, read back for a result */
+  cudaEvent_t e0, e1;    /* kernel time (when asked), made once per state */
+  int timing;            /* the latest launch recorded e0, e1 */
+  uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
+  int cfg_valid;
+  uint32_t epoch;        /* the device's launch epoch when last read */
+  int launches;          /* launches since the last result (-1: some were captured) */
+  wgs__launch_record last;
   /* The occupancy API's answer for the last kernel launched on this state (the early close's
    * "enough"): asked once per kernel and shape, not on every launch of a loop. */
   const void *occ_kernel;
   size_t occ_local, occ_shared;
   uint32_t occ_groups;
 };
+
+/* Writes the config words: a kernel with the words as its argument, so that the write is
+ * stream-ordered, needs no host buffer to outlive it, and is captured by value in a graph. */
+struct wgs__cfg_arg {
+  unsigned w[WGS_CFG_WORDS];
+};
+static __global__ void wgs__set_config(unsigned *state, wgs__cfg_arg c)
+{
+  if (threadIdx.x < WGS_CFG_WORDS)
+    state[WGS_G_CONFIG + threadIdx.x] = c.w[threadIdx.x];
+}
 
 extern "C" int wgs_cuda_device_count(int *count)
 {
@@ -134,7 +151,13 @@ extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_s
   st->device = device;
   st->mem = mem;
   st->max_groups = max_groups;
-  cudaError_t e = cudaMallocHost((void **)&st->io, (2 * HEADER_WORDS + 1) * sizeof(unsigned));
+  /* All zero (epoch 0, both halves clear), then each half's way back to the base. */
+  unsigned back[2] = {WGS_HALF(max_groups, 0u), WGS_HALF(max_groups, 1u)};
+  cudaError_t e = cudaMemset(mem, 0, (size_t)WGS_STATE_WORDS(max_groups) * sizeof(unsigned));
+  for (int h = 0; h < 2 && e == cudaSuccess; h++)
+    e = cudaMemcpy(mem + back[h], &back[h], sizeof back[h], cudaMemcpyHostToDevice);
+  if (e == cudaSuccess)
+    e = cudaMallocHost((void **)&st->io, GLOBAL_WORDS * sizeof(unsigned));
   if (e == cudaSuccess)
     e = cudaEventCreate(&st->e0);
   if (e == cudaSuccess)
@@ -177,18 +200,14 @@ extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
   return (uint32_t)(sms * per);
 }
 
-extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args,
-                               unsigned num_args, size_t shared_bytes, cudaStream_t stream,
-                               const wgs_launch_config *cfg_in, wgs_launch_result *res_out)
+extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
+                                     unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                     const wgs_launch_config *cfg_in)
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
   if (num_args > 0)
     WGS__REQUIRE(args);
-  wgs_launch_result local_res;
-  wgs_launch_result *res = res_out ? res_out : &local_res;
-  memset(res, 0, sizeof *res);
-  res->protocol_us = res->kernel_us = -1;
   wgs_launch_config cfg;
   if (cfg_in)
     cfg = *cfg_in;
@@ -217,32 +236,14 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
                                  "(the max_groups given to wgs_cuda_state_create)",
                      groups, st->max_groups);
 
-  uint32_t mode = cfg.discovery == WGS_DISCOVERY_PROTOCOL ? WGS_MODE_DISCOVER
-                  : cfg.discovery == WGS_DISCOVERY_ALL    ? WGS_MODE_ALL
-                                                          : WGS_MODE_FIXED;
+  uint32_t mode = wgs__mode_word(cfg.discovery);
   double timeout_ms = cfg.timeout_ms > 0 ? cfg.timeout_ms : 500.0;
   double wait_us = cfg.close_wait_us < 0 ? 10.0 : cfg.close_wait_us;
   uint64_t limit = wgs__saturate_u64(timeout_ms * 1e6), wait = wgs__saturate_u64(wait_us * 1e3);
-  uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
-  memset(h, 0, sizeof h);
-  h[WGS_W_POLL] = 1u;
-  uint32_t *c = h + WGS_W_CONFIG;
-  c[WGS_CFG_VERSION] = WGS_LAYOUT_VERSION;
-  c[WGS_CFG_LOCK] = cfg.lock == WGS_LOCK_SPIN   ? WGS_LOCK_KIND_SPIN
-                    : cfg.lock == WGS_LOCK_FREE ? WGS_LOCK_KIND_FREE
-                                                : WGS_LOCK_KIND_TICKET;
-  c[WGS_CFG_DELAY] = cfg.delay;
-  c[WGS_CFG_MODE] = mode;
-  c[WGS_CFG_MAX_GROUPS] = st->max_groups;
-  c[WGS_CFG_LIMIT_LO] = (uint32_t)limit;
-  c[WGS_CFG_LIMIT_HI] = (uint32_t)(limit >> 32);
   int timed = mode == WGS_MODE_DISCOVER && cfg.time_protocol;
-  c[WGS_CFG_TIMED] = timed;
-  c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
-  c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
-  c[WGS_CFG_BARRIER] = cfg.barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
+  uint32_t enough = 0;
   if (mode == WGS_MODE_DISCOVER && cfg.close_at != UINT32_MAX) {
-    uint32_t enough = cfg.close_at;
+    enough = cfg.close_at;
     if (!enough) {
       if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != shared_bytes) {
         int per_sm = 0, sms = 0;
@@ -257,8 +258,18 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
       }
       enough = st->occ_groups;
     }
-    c[WGS_CFG_ENOUGH] = enough;
   }
+  wgs__cfg_arg c;
+  wgs__config_words(c.w, &cfg, st->max_groups, limit, wait, timed, enough, 1);
+
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  cudaError_t e = cudaStreamIsCapturing(stream, &capture);
+  if (e != cudaSuccess)
+    return cuda_fail("cudaStreamIsCapturing", e);
+  int capturing = capture != cudaStreamCaptureStatusNone;
+  if (capturing && cfg.time_kernel)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch_async: time_kernel is set, but the stream is "
+                                 "being captured (time the graph's launch instead)");
 
   void *argv_local[32];
   void **argv = argv_local;
@@ -268,36 +279,28 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
   unsigned *state_ptr = st->mem;
   argv[cfg.state_arg] = &state_ptr;
 
-  /* One host-device round trip per launch: the header goes down and the results come back
-   * through a pinned buffer, queued with the kernel, then a single synchronise. */
-  cudaEvent_t e0 = st->e0, e1 = st->e1;
-  cudaError_t e;
-  unsigned *io_in = st->io, *io_out = st->io + HEADER_WORDS, *io_fin = st->io + 2 * HEADER_WORDS;
-  memcpy(io_in, h, sizeof h);
+  /* A launch is the kernel alone, plus the config words when they changed (a captured graph
+   * always carries them: the device's words may differ when it is replayed). */
   rc = WGS_OK;
 #define STEP(call, what)                                                                     \
   if (rc == WGS_OK && (e = (call)) != cudaSuccess)                                           \
     rc = cuda_fail((what), e);
-  STEP(cudaMemcpyAsync(st->mem, io_in, sizeof h, cudaMemcpyHostToDevice, stream), "cudaMemcpyAsync(state header)")
-  STEP(cudaMemsetAsync(st->mem + HEADER_WORDS, 0, (size_t)WGS_A_WORDS(st->max_groups) * sizeof(unsigned), stream),
-       "cudaMemsetAsync(state arrays)")
-  STEP(cudaEventRecord(e0, stream), "cudaEventRecord")
+  if (capturing || !st->cfg_valid || memcmp(st->cfg, c.w, sizeof c.w) != 0) {
+    st->cfg_valid = 0;
+    wgs__set_config<<<1, 32, 0, stream>>>(st->mem, c);
+    STEP(cudaGetLastError(), "config write (kernel launch)")
+    if (rc == WGS_OK && !capturing) {
+      memcpy(st->cfg, c.w, sizeof c.w);
+      st->cfg_valid = 1;
+    }
+  }
+  if (cfg.time_kernel)
+    STEP(cudaEventRecord(st->e0, stream), "cudaEventRecord")
   STEP(cudaLaunchKernel(kernel, dim3(groups), dim3((unsigned)local), argv, shared_bytes, stream),
        "cudaLaunchKernel")
-  STEP(cudaEventRecord(e1, stream), "cudaEventRecord")
-  STEP(cudaMemcpyAsync(io_out, st->mem, sizeof back, cudaMemcpyDeviceToHost, stream),
-       "cudaMemcpyAsync(state header)")
-  STEP(cudaMemcpyAsync(io_fin, st->mem + WGS_OFF_FINAL(st->max_groups), sizeof(unsigned),
-                       cudaMemcpyDeviceToHost, stream),
-       "cudaMemcpyAsync(final count)")
-  STEP(cudaStreamSynchronize(stream), "kernel execution (cudaStreamSynchronize)")
+  if (cfg.time_kernel)
+    STEP(cudaEventRecord(st->e1, stream), "cudaEventRecord")
 #undef STEP
-  if (rc == WGS_OK) {
-    float ms = 0;
-    if (cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess)
-      res->kernel_us = ms * 1e3;
-    memcpy(back, io_out, sizeof back);
-  }
   if (argv != argv_local)
     free(argv);
   if (rc != WGS_OK) {
@@ -305,67 +308,89 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
       wgs__fail_append(" (launch of the requested groups x local size)");
     return rc;
   }
-  res->launched = groups;
-  res->participants = mode == WGS_MODE_DISCOVER ? back[WGS_W_COUNT] : groups;
-  if (mode == WGS_MODE_DISCOVER && cfg.lock == WGS_LOCK_FREE)
-    res->participants = *io_fin ? *io_fin - 1 : 0;
-  if (timed) {
-    unsigned *t = (unsigned *)malloc((size_t)groups * 4 * sizeof *t);
-    if (t && cudaMemcpy(t, st->mem + WGS_OFF_TIME(st->max_groups), (size_t)groups * 4 * sizeof *t,
-                        cudaMemcpyDeviceToHost) == cudaSuccess) {
-      uint64_t first = UINT64_MAX, last = 0;
-      for (uint32_t g = 0; g < groups; g++) {
-        uint64_t a = t[4 * g] | (uint64_t)t[4 * g + 1] << 32, b = t[4 * g + 2] | (uint64_t)t[4 * g + 3] << 32;
-        if (b == 0)
-          continue;
-        first = a < first ? a : first;
-        last = b > last ? b : last;
-      }
-      if (first != UINT64_MAX && last >= first)
-        res->protocol_us = (double)(last - first) / 1e3;
-    }
+  wgs__launch_record *lr = &st->last;
+  lr->kname[0] = '\0';
+  lr->mode = mode;
+  lr->launched = groups;
+  lr->delay = cfg.delay;
+  lr->checked = 1; /* an unchecked build reports nothing, so there is nothing to decode */
+  lr->epochs = 1;
+  lr->timed = timed;
+  if (capturing)
+    st->launches = -1; /* replays move the epoch as often as the caller runs the graph */
+  else if (st->launches >= 0 && st->launches++ == 0)
+    lr->epoch_before = st->epoch;
+  st->timing = cfg.time_kernel;
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
+                                     wgs_launch_result *res_out)
+{
+  WGS__REQUIRE(st);
+  wgs_launch_result local_res;
+  wgs_launch_result *res = res_out ? res_out : &local_res;
+  memset(res, 0, sizeof *res);
+  res->protocol_us = res->kernel_us = -1;
+  if (st->launches == 0)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_state_result: no launch on this state since the last "
+                                 "result");
+  int rc = set_device(st->device);
+  if (rc != WGS_OK)
+    return rc;
+  cudaError_t e = cudaMemcpyAsync(st->io, st->mem, GLOBAL_WORDS * sizeof(unsigned),
+                                  cudaMemcpyDeviceToHost, stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(stream);
+  if (e != cudaSuccess)
+    return cuda_fail("kernel execution (cudaStreamSynchronize)", e);
+  if (st->timing) {
+    float ms = 0;
+    if (cudaEventElapsedTime(&ms, st->e0, st->e1) == cudaSuccess)
+      res->kernel_us = ms * 1e3;
+    cudaGetLastError();
+    st->timing = 0;
+  }
+  wgs__launch_record lr = st->last;
+  if (st->launches != 1)
+    lr.epoch_before = UINT32_MAX; /* several launches, or a graph: any movement is theirs */
+  st->launches = 0;
+  const unsigned *glob = st->io;
+  st->epoch = glob[WGS_G_CTRL + WGS_CTRL_EPOCH];
+  unsigned code = glob[WGS_G_ERROR + WGS_ERR_CODE];
+  rc = wgs__decode_result(glob, &lr, res);
+  if (code != 0) { /* read: the next report may be written */
+    e = cudaMemsetAsync(st->mem + WGS_G_ERROR, 0, WGS_LINE_WORDS * sizeof(unsigned), stream);
+    if (e == cudaSuccess)
+      e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess && rc == WGS_OK)
+      rc = cuda_fail("cudaMemsetAsync(state error report)", e);
+  }
+  if (rc == WGS_OK && lr.timed) {
+    unsigned *t = (unsigned *)malloc((size_t)lr.launched * 4 * sizeof *t);
+    unsigned half = glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u;
+    if (t && cudaMemcpy(t, st->mem + WGS_HALF(st->max_groups, half) + WGS_OFF_TIME(st->max_groups),
+                        (size_t)lr.launched * 4 * sizeof *t, cudaMemcpyDeviceToHost) == cudaSuccess)
+      res->protocol_us = wgs__protocol_us(t, lr.launched);
+    cudaGetLastError();
     free(t);
   }
-  const uint32_t *er = back + WGS_W_ERROR;
-  if (er[WGS_ERR_CODE] == WGS_DEV_ERR_GRID_BARRIER || er[WGS_ERR_CODE] == WGS_DEV_ERR_SPLIT) {
-    res->err_site = er[WGS_ERR_SITE];
-    res->err_instance = er[WGS_ERR_INSTANCE];
-    res->err_arrived = er[WGS_ERR_ARRIVED];
-    res->err_expected = er[WGS_ERR_EXPECTED];
-    res->err_missing_count = er[WGS_ERR_MISSING_N];
-    char ids[WGS_ERR_MISSING_MAX * 12 + 16] = "";
-    size_t used = 0;
-    uint32_t shown = res->err_missing_count < WGS_ERR_MISSING_MAX ? res->err_missing_count : WGS_ERR_MISSING_MAX;
-    for (uint32_t i = 0; i < shown; i++) {
-      res->err_missing[i] = er[WGS_ERR_MISSING + i];
-      used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%u", i ? ", " : "", res->err_missing[i]);
+  return rc;
+}
+
+extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args,
+                               unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                               const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  int rc = wgs_cuda_launch_async(st, kernel, args, num_args, shared_bytes, stream, cfg);
+  if (rc != WGS_OK) {
+    if (res) {
+      memset(res, 0, sizeof *res);
+      res->protocol_us = res->kernel_us = -1;
     }
-    if (shown < res->err_missing_count)
-      snprintf(ids + used, sizeof ids - used, ", ...");
-    if (er[WGS_ERR_CODE] == WGS_DEV_ERR_SPLIT)
-      return wgs__fail(WGS_EDEADLOCK, "split grid barrier misused at line %u (instance %u) by "
-                                      "group %u: a wait without an arrive, or two arrives "
-                                      "without a wait", res->err_site, res->err_instance,
-                       er[WGS_ERR_REPORTER]);
-    return wgs__fail(WGS_EDEADLOCK,
-                     "grid barrier at line %u (barrier instance %u) was not reached by every "
-                     "group within the spin limit: %u of %u groups arrived; missing group ids: "
-                     "%s (reported by group %u; %u groups launched, %s)",
-                     res->err_site, res->err_instance, res->err_arrived, res->err_expected, ids,
-                     er[WGS_ERR_REPORTER], groups,
-                     mode == WGS_MODE_DISCOVER ? "ids from discovery" : "native ids, discovery off");
+    return rc;
   }
-  if (er[WGS_ERR_CODE] == WGS_DEV_ERR_MISUSE)
-    return wgs__fail_misuse(NULL, er);
-  if (er[WGS_ERR_CODE] == WGS_DEV_ERR_LOCK)
-    return wgs__fail(WGS_ELOCK, "group %u waited past the spin limit in discovery (the mutex%s; "
-                                "%u groups launched, delay %u rounds)", er[WGS_ERR_REPORTER],
-                     cfg.delay ? " or the delay of §5.4" : "", groups, cfg.delay);
-  if (mode == WGS_MODE_DISCOVER && (res->participants == 0 || res->participants > groups))
-    return wgs__fail(WGS_EBACKEND, "discovery counted %u participants of %u launched groups (did "
-                                   "the kernel call wgs_discover with this state?)",
-                     res->participants, groups);
-  return WGS_OK;
+  return wgs_cuda_state_result(st, stream, res);
 }
 
 /* ---- occupancy tools -------------------------------------------------------------------- */
@@ -556,6 +581,7 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
     lc.discovery = WGS_DISCOVERY_FIXED;
     lc.barrier = cfg->barrier;
     lc.timeout_ms = 500;
+    lc.time_kernel = 1;
     const void *k = checked ? (const void *)wgs_cuda_latency_checked : (const void *)wgs_cuda_latency_plain;
     for (uint32_t r = 0; r < (checked ? 1u : repeats + 1u) && rc == WGS_OK; r++) {
       wgs_launch_result lr = {}; /* filled by the launch; initialised for the compiler */

@@ -38,6 +38,13 @@ struct wgs_state {
   wgs_device_t *dev;
   cl_mem mem;
   uint32_t max_groups;
+  uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
+  int cfg_valid;
+  int host_reset;              /* the last launch ran without epochs (its half 0 is used) */
+  uint32_t epoch;              /* the device's launch epoch when last read */
+  wgs__launch_record last;     /* the latest launch, for wgs_state_result */
+  int launches;                /* launches since the last result */
+  cl_event timing;             /* the latest launch's event, when it asked for kernel_us */
 };
 
 struct wgs_buffer {

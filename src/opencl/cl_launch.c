@@ -1,9 +1,12 @@
 /*
- * OpenCL backend: protocol state, persistent launch, and the report of a checked build.
+ * OpenCL backend: protocol state, persistent launch (asynchronous, with the synchronous call on
+ * top), and reading a launch's result.
  *
- * A launch resets the state (poll open, count 0, locks free, flags 0), binds it to the kernel,
- * launches an over-provisioned 1-D grid, waits, and reads back how many groups took part, how
- * long the protocol took, and any error the device library recorded.
+ * A launch writes the config words when they changed, binds the state, and enqueues the kernel:
+ * launch epochs (device/common/wgs_layout.h) keep the state valid from one launch to the next.
+ * Checked programs are the exception: their state is reset by two fills before each launch, so
+ * that every misuse check stays exact (a second wgs_discover call, for one, is told apart from
+ * the next launch's first only within a launch that did not move the epoch on).
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +16,7 @@
 
 #include "cl_internal.h"
 
-#define HEADER_WORDS WGS_W_ARRAYS
+#define GLOBAL_WORDS (WGS_G_LINES * WGS_LINE_WORDS)
 
 int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
 {
@@ -35,6 +38,19 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
   st->dev = dev;
   st->mem = m;
   st->max_groups = max_groups;
+  /* All zero (epoch 0, both halves clear), then each half's way back to the base. */
+  const uint32_t zero = 0;
+  uint32_t back[2] = {WGS_HALF(max_groups, 0u), WGS_HALF(max_groups, 1u)};
+  err = clEnqueueFillBuffer(dev->queue, m, &zero, sizeof zero, 0, bytes, 0, NULL, NULL);
+  for (int h = 0; h < 2 && err == CL_SUCCESS; h++)
+    err = clEnqueueWriteBuffer(dev->queue, m, CL_TRUE, (size_t)back[h] * sizeof(uint32_t),
+                               sizeof back[h], &back[h], 0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = clFinish(dev->queue);
+  if (err != CL_SUCCESS) {
+    wgs_state_release(st);
+    return wgs__cl_fail("wgs_state_create: clearing the state", err);
+  }
   *out = st;
   return WGS_OK;
 }
@@ -43,6 +59,8 @@ void wgs_state_release(wgs_state_t *st)
 {
   if (!st)
     return;
+  if (st->timing)
+    clReleaseEvent(st->timing);
   clReleaseMemObject(st->mem);
   free(st);
 }
@@ -75,84 +93,50 @@ static double now_ms(void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-static void fill_header(uint32_t *h, wgs_lock lock, uint32_t delay, uint64_t wait, uint32_t mode,
-                        uint32_t max_groups, uint64_t limit, int timed, wgs_barrier barrier)
-{
-  memset(h, 0, HEADER_WORDS * sizeof *h);
-  h[WGS_W_POLL] = 1u;
-  uint32_t *c = h + WGS_W_CONFIG;
-  c[WGS_CFG_VERSION] = WGS_LAYOUT_VERSION;
-  c[WGS_CFG_LOCK] = lock == WGS_LOCK_SPIN   ? WGS_LOCK_KIND_SPIN
-                    : lock == WGS_LOCK_FREE ? WGS_LOCK_KIND_FREE
-                                            : WGS_LOCK_KIND_TICKET;
-  c[WGS_CFG_DELAY] = delay;
-  c[WGS_CFG_MODE] = mode;
-  c[WGS_CFG_MAX_GROUPS] = max_groups;
-  c[WGS_CFG_LIMIT_LO] = (uint32_t)limit;
-  c[WGS_CFG_LIMIT_HI] = (uint32_t)(limit >> 32);
-  c[WGS_CFG_TIMED] = timed ? 1u : 0u;
-  c[WGS_CFG_WAIT_LO] = (uint32_t)wait;
-  c[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
-  c[WGS_CFG_BARRIER] = barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
-}
-
-/* Resets st and runs kernel on groups x local; fills header with the state's header after. */
-static int run_once(wgs_state_t *st, cl_kernel kernel, unsigned state_arg, size_t local,
-                    uint32_t groups, const uint32_t *header_in, uint32_t *header_out,
-                    uint32_t *final_out, double *kernel_us)
+/* Writes the config words when they differ from the device's, resets the state when the launch
+ * has no epochs, binds it, and enqueues kernel on groups x local. */
+static int enqueue(wgs_state_t *st, cl_kernel kernel, unsigned state_arg, size_t local,
+                   uint32_t groups, const uint32_t *cfgw, cl_uint nwait, const cl_event *wait,
+                   cl_event *ev)
 {
   wgs_device_t *dev = st->dev;
   cl_command_queue q = dev->queue;
-  const uint32_t zero = 0;
-  size_t arrays = (size_t)WGS_A_WORDS(st->max_groups) * sizeof(uint32_t);
-  WGS__CL(clEnqueueWriteBuffer(q, st->mem, CL_FALSE, 0, HEADER_WORDS * sizeof(uint32_t), header_in,
-                               0, NULL, NULL),
-          "clEnqueueWriteBuffer(state header)");
-  WGS__CL(clEnqueueFillBuffer(q, st->mem, &zero, sizeof zero, HEADER_WORDS * sizeof(uint32_t),
-                              arrays, 0, NULL, NULL),
-          "clEnqueueFillBuffer(state arrays)");
+  if (!st->cfg_valid || memcmp(st->cfg, cfgw, sizeof st->cfg) != 0) {
+    /* Blocking: the host copy may change before a non-blocking write would have read it. */
+    st->cfg_valid = 0;
+    WGS__CL(clEnqueueWriteBuffer(q, st->mem, CL_TRUE, WGS_G_CONFIG * sizeof(uint32_t),
+                                 sizeof st->cfg, cfgw, 0, NULL, NULL),
+            "clEnqueueWriteBuffer(state config)");
+    memcpy(st->cfg, cfgw, sizeof st->cfg);
+    st->cfg_valid = 1;
+  }
+  /* Host reset: the control line (epoch 0) and half 0 (not its line 0). Also for the first
+   * launch with epochs after one without: that one left half 0 as it used it (half 1 is clean:
+   * launches without epochs never touch it, and the last launch with them cleared it). */
+  if (!cfgw[WGS_CFG_EPOCHS] || st->host_reset) {
+    const uint32_t zero = 0;
+    WGS__CL(clEnqueueFillBuffer(q, st->mem, &zero, sizeof zero, WGS_G_CTRL * sizeof(uint32_t),
+                                WGS_LINE_WORDS * sizeof(uint32_t), 0, NULL, NULL),
+            "clEnqueueFillBuffer(state control)");
+    size_t h0 = WGS_HALF(st->max_groups, 0u) + WGS_LINE_WORDS;
+    WGS__CL(clEnqueueFillBuffer(q, st->mem, &zero, sizeof zero, h0 * sizeof(uint32_t),
+                                (WGS_HALF_WORDS(st->max_groups) - WGS_LINE_WORDS) * sizeof(uint32_t),
+                                0, NULL, NULL),
+            "clEnqueueFillBuffer(state)");
+  }
+  st->host_reset = !cfgw[WGS_CFG_EPOCHS];
   cl_int err = clSetKernelArg(kernel, state_arg, sizeof st->mem, &st->mem);
   if (err != CL_SUCCESS)
     return wgs__fail(WGS_EINVAL, "cannot pass the wgsync state as kernel argument %u: %s (is "
                                  "that argument a __global uint *?)",
                      state_arg, wgs_opencl_error_name(err));
   size_t global = (size_t)groups * local;
-  cl_event ev = NULL;
-  double t0 = now_ms();
-  err = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, 0, NULL, &ev);
+  err = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, nwait, wait, ev);
   if (err != CL_SUCCESS)
     return wgs__fail(err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE ? WGS_ELIMIT
                                                                                      : WGS_EBACKEND,
                      "clEnqueueNDRangeKernel(%u groups x %zu work-items) failed: %s", groups,
                      local, wgs_opencl_error_name(err));
-  /* The header and the final count come back in the same wait as the kernel: one host-device
-   * round trip per launch instead of three (measured: bench/results, Table 4). */
-  cl_int err_h = clEnqueueReadBuffer(q, st->mem, CL_FALSE, 0, HEADER_WORDS * sizeof(uint32_t),
-                                     header_out, 0, NULL, NULL);
-  cl_int err_f = clEnqueueReadBuffer(q, st->mem, CL_FALSE,
-                                     WGS_OFF_FINAL(st->max_groups) * sizeof(uint32_t),
-                                     sizeof *final_out, final_out, 0, NULL, NULL);
-  err = clFinish(q);
-  double t1 = now_ms();
-  if (err == CL_SUCCESS)
-    err = clWaitForEvents(1, &ev);
-  if (err != CL_SUCCESS) {
-    clReleaseEvent(ev);
-    return wgs__fail(WGS_EBACKEND, "kernel (%u groups x %zu work-items) failed: %s", groups, local,
-                     wgs_opencl_error_name(err));
-  }
-  *kernel_us = (t1 - t0) * 1e3;
-  if (dev->profiling) {
-    cl_ulong a = 0, b = 0;
-    if (clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) ==
-            CL_SUCCESS &&
-        clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) == CL_SUCCESS &&
-        b >= a)
-      *kernel_us = (double)(b - a) / 1e3;
-  }
-  clReleaseEvent(ev);
-  WGS__CL(err_h, "clEnqueueReadBuffer(state header)");
-  WGS__CL(err_f, "clEnqueueReadBuffer(state final count)");
   return WGS_OK;
 }
 
@@ -167,25 +151,24 @@ static int calibrate(wgs_device_t *dev)
     rc = wgs_kernel_create(prog, "wgs_calibrate", &k);
   if (rc == WGS_OK)
     rc = wgs_state_create(dev, 1, &st);
-  uint64_t iters = 1u << 16;
-  uint32_t h[HEADER_WORDS], back[HEADER_WORDS], fin;
-  if (rc == WGS_OK) { /* warm-up: PoCL compiles a kernel on its first launch; keep that out */
-    double us;
-    fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, 16, 0, WGS_BARRIER_XF);
-    h[WGS_W_POLL] = 0;
-    rc = run_once(st, k->k, 0, 1, 1, h, back, &fin, &us);
-  }
-  while (rc == WGS_OK) {
-    fill_header(h, WGS_LOCK_TICKET, 0, 0, WGS_MODE_ALL, 1, iters, 0, WGS_BARRIER_XF);
-    h[WGS_W_POLL] = 0; /* the calibration kernel spins while this is 0 */
-    double us = 0, t0 = now_ms();
-    rc = run_once(st, k->k, 0, 1, 1, h, back, &fin, &us);
+  wgs_launch_config lc;
+  wgs_launch_config_init(&lc);
+  lc.discovery = WGS_DISCOVERY_ALL;
+  uint32_t w[WGS_CFG_WORDS];
+  /* The calibration kernel spins while its half's poll is open (a cleared half) until the
+   * bound; the first run is a warm-up: PoCL compiles a kernel on its first launch. */
+  for (uint64_t iters = 16, warm = 1; rc == WGS_OK; iters = warm ? 1u << 16 : iters * 4, warm = 0) {
+    wgs__config_words(w, &lc, 1, iters, 0, 0, 0, 0);
+    double t0 = now_ms();
+    rc = enqueue(st, k->k, 0, 1, 1, w, 0, NULL, NULL);
+    cl_int err = rc == WGS_OK ? clFinish(dev->queue) : CL_SUCCESS;
+    if (err != CL_SUCCESS)
+      rc = wgs__cl_fail("calibration kernel", err);
     double ms = now_ms() - t0;
-    if (rc == WGS_OK && (ms >= 50.0 || iters >= (1ull << 40))) {
+    if (rc == WGS_OK && !warm && (ms >= 50.0 || iters >= (1ull << 40))) {
       dev->iters_per_ms = (double)iters / ms;
       break;
     }
-    iters *= 4;
   }
   wgs_state_release(st);
   wgs_kernel_release(k);
@@ -221,20 +204,19 @@ int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit)
   return us_to_spin(dev, timeout_ms * 1e3, limit);
 }
 
-static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
-                  const wgs_launch_config *cfg_in, wgs_launch_result *res_out)
+static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
+                        const wgs_launch_config *cfg_in, cl_uint nwait, const cl_event *wait,
+                        cl_event *ev_out)
 {
-  wgs_launch_result res_local;
-  wgs_launch_result *res = res_out ? res_out : &res_local;
-  memset(res, 0, sizeof *res);
-  res->protocol_us = -1;
-  res->kernel_us = -1;
   wgs_launch_config cfg;
   if (cfg_in)
     cfg = *cfg_in;
   else
     wgs_launch_config_init(&cfg);
   wgs_device_t *dev = st->dev;
+  if (nwait > 0 && !wait)
+    return wgs__fail(WGS_EINVAL, "wgs_launch_opencl_async: %u events to wait for, but wait_list "
+                                 "is NULL", nwait);
 
   int rc0 = wgs__check_launch_config("wgs_launch", &cfg);
   if (rc0 != WGS_OK)
@@ -281,26 +263,26 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
     if (rc != WGS_OK)
       return rc;
   }
-  uint64_t wait = 0;
+  uint64_t wait_spin = 0;
   double wait_us = cfg.close_wait_us < 0 ? wgs__default_close_wait_us(dev) : cfg.close_wait_us;
   if (wait_us > 0 && cfg.discovery == WGS_DISCOVERY_PROTOCOL) {
-    int rc = us_to_spin(dev, wait_us, &wait);
+    int rc = us_to_spin(dev, wait_us, &wait_spin);
     if (rc != WGS_OK)
       return rc;
   }
-  uint32_t mode = cfg.discovery == WGS_DISCOVERY_PROTOCOL ? WGS_MODE_DISCOVER
-                  : cfg.discovery == WGS_DISCOVERY_ALL    ? WGS_MODE_ALL
-                                                          : WGS_MODE_FIXED;
-  uint32_t h[HEADER_WORDS], back[HEADER_WORDS];
+  uint32_t mode = wgs__mode_word(cfg.discovery);
   int timed = dev->info.has_timer && mode == WGS_MODE_DISCOVER && cfg.time_protocol;
-  fill_header(h, cfg.lock, cfg.delay, wait, mode, st->max_groups, limit, timed, cfg.barrier);
-  h[WGS_W_CONFIG + WGS_CFG_ENOUGH] = cfg.close_at == UINT32_MAX ? 0u
-                                     : cfg.close_at             ? cfg.close_at
-                                     : dev->info.is_cpu         ? dev->info.compute_units
-                                                                : 0u;
-  double kus = -1;
-  uint32_t fin = 0;
-  int rc = run_once(st, kernel, cfg.state_arg, local, groups, h, back, &fin, &kus);
+  uint32_t enough = cfg.close_at == UINT32_MAX ? 0u
+                    : cfg.close_at             ? cfg.close_at
+                    : dev->info.is_cpu         ? dev->info.compute_units
+                                               : 0u;
+  uint32_t w[WGS_CFG_WORDS];
+  wgs__config_words(w, &cfg, st->max_groups, limit, wait_spin, timed, enough, !checked);
+
+  int want_event = ev_out || cfg.time_kernel;
+  cl_event ev = NULL;
+  int rc = enqueue(st, kernel, cfg.state_arg, local, groups, w, nwait, wait,
+                   want_event ? &ev : NULL);
   if (rc == WGS_ELIMIT && local > kmax) {
     char more[200];
     snprintf(more, sizeof more, " (kernel '%s' reports a maximum work-group size of %zu)", kname,
@@ -309,90 +291,113 @@ static int launch(wgs_state_t *st, cl_kernel kernel, int checked, const char *kn
   }
   if (rc != WGS_OK)
     return rc;
-  res->launched = groups;
-  res->kernel_us = kus;
-  res->participants = mode == WGS_MODE_DISCOVER ? back[WGS_W_COUNT] : groups;
-  if (mode == WGS_MODE_DISCOVER && cfg.lock == WGS_LOCK_FREE)
-    res->participants = fin ? fin - 1 : 0;
+  wgs__launch_record *lr = &st->last;
+  snprintf(lr->kname, sizeof lr->kname, "%s", kname);
+  lr->mode = mode;
+  lr->launched = groups;
+  lr->delay = cfg.delay;
+  lr->checked = checked;
+  lr->epochs = !checked;
+  lr->timed = timed;
+  if (st->launches++ == 0)
+    lr->epoch_before = st->epoch;
+  if (st->timing)
+    clReleaseEvent(st->timing);
+  st->timing = NULL;
+  if (cfg.time_kernel && ev) {
+    clRetainEvent(ev);
+    st->timing = ev;
+  }
+  if (ev_out)
+    *ev_out = ev;
+  else if (ev)
+    clReleaseEvent(ev);
+  return WGS_OK;
+}
 
-  if (timed) {
-    size_t n = (size_t)groups * 4;
+int wgs_state_result(wgs_state_t *st, wgs_launch_result *res_out)
+{
+  WGS__REQUIRE(st);
+  wgs_launch_result res_local;
+  wgs_launch_result *res = res_out ? res_out : &res_local;
+  memset(res, 0, sizeof *res);
+  res->protocol_us = res->kernel_us = -1;
+  if (st->launches == 0)
+    return wgs__fail(WGS_EINVAL, "wgs_state_result: no launch on this state since the last result");
+  wgs_device_t *dev = st->dev;
+  uint32_t glob[GLOBAL_WORDS];
+  /* In-order queue: the read runs after the launches. */
+  cl_int err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE, 0, sizeof glob, glob, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return wgs__fail(WGS_EBACKEND, "kernel '%s' (%u groups) failed: %s", st->last.kname,
+                     st->last.launched, wgs_opencl_error_name(err));
+  if (st->timing) {
+    cl_ulong a = 0, b = 0;
+    if (dev->profiling &&
+        clGetEventProfilingInfo(st->timing, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) == CL_SUCCESS &&
+        clGetEventProfilingInfo(st->timing, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) == CL_SUCCESS &&
+        b >= a)
+      res->kernel_us = (double)(b - a) / 1e3;
+    clReleaseEvent(st->timing);
+    st->timing = NULL;
+  }
+  wgs__launch_record lr = st->last;
+  if (st->launches > 1)
+    lr.epoch_before = UINT32_MAX; /* several launches: any movement of the epoch is theirs */
+  st->launches = 0;
+  st->epoch = glob[WGS_G_CTRL + WGS_CTRL_EPOCH];
+  int rc = wgs__decode_result(glob, &lr, res);
+  if (glob[WGS_G_ERROR + WGS_ERR_CODE] != 0) { /* read: the next report may be written */
+    const uint32_t zero = 0;
+    err = clEnqueueFillBuffer(dev->queue, st->mem, &zero, sizeof zero,
+                              WGS_G_ERROR * sizeof(uint32_t), WGS_LINE_WORDS * sizeof(uint32_t),
+                              0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      err = clFinish(dev->queue);
+    if (err != CL_SUCCESS && rc == WGS_OK)
+      rc = wgs__cl_fail("clEnqueueFillBuffer(state error report)", err);
+  }
+  if (rc == WGS_OK && lr.timed) {
+    size_t n = (size_t)lr.launched * 4;
     uint32_t *t = malloc(n * sizeof *t);
     if (!t)
-      return wgs__fail(WGS_ENOMEM, "wgs_launch: out of memory");
-    cl_int err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE,
-                                     WGS_OFF_TIME(st->max_groups) * sizeof(uint32_t),
-                                     n * sizeof *t, t, 0, NULL, NULL);
-    if (err == CL_SUCCESS) {
-      uint64_t first = UINT64_MAX, last = 0;
-      for (uint32_t g = 0; g < groups; g++) {
-        uint64_t a = t[4 * g] | (uint64_t)t[4 * g + 1] << 32;
-        uint64_t b = t[4 * g + 2] | (uint64_t)t[4 * g + 3] << 32;
-        if (b == 0)
-          continue; /* not a participant */
-        if (a < first)
-          first = a;
-        if (b > last)
-          last = b;
-      }
-      if (last >= first && first != UINT64_MAX)
-        res->protocol_us = (double)(last - first) / 1e3;
-    }
+      return wgs__fail(WGS_ENOMEM, "wgs_state_result: out of memory");
+    uint32_t half = lr.epochs ? (glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u) : 0u;
+    size_t off = WGS_HALF(st->max_groups, half) + WGS_OFF_TIME(st->max_groups);
+    err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE, off * sizeof(uint32_t), n * sizeof *t,
+                              t, 0, NULL, NULL);
+    if (err == CL_SUCCESS)
+      res->protocol_us = wgs__protocol_us(t, lr.launched);
     free(t);
     if (err != CL_SUCCESS)
       return wgs__cl_fail("clEnqueueReadBuffer(state times)", err);
   }
+  return rc;
+}
 
-  /* An unchecked program reports nothing, except on PoCL, where it is built with the checked
-   * library (cl_device.c) and then may report misuse: unchecked means unchecked, so it is not
-   * decoded (its spins have no bound, so no deadlock report can come from it). */
-  static const uint32_t none[WGS_LINE_WORDS];
-  const uint32_t *e = checked ? back + WGS_W_ERROR : none;
-  if (e[WGS_ERR_CODE] == WGS_DEV_ERR_SPLIT)
-    return wgs__fail(WGS_EDEADLOCK, "kernel '%s': split grid barrier misused at user line %u "
-                                    "(instance %u) by group %u: a wait without an arrive, or two "
-                                    "arrives without a wait", kname, e[WGS_ERR_SITE],
-                     e[WGS_ERR_INSTANCE], e[WGS_ERR_REPORTER]);
-  if (e[WGS_ERR_CODE] == WGS_DEV_ERR_GRID_BARRIER) {
-    res->err_site = e[WGS_ERR_SITE];
-    res->err_instance = e[WGS_ERR_INSTANCE];
-    res->err_arrived = e[WGS_ERR_ARRIVED];
-    res->err_expected = e[WGS_ERR_EXPECTED];
-    res->err_missing_count = e[WGS_ERR_MISSING_N];
-    uint32_t shown = res->err_missing_count < WGS_ERR_MISSING_MAX ? res->err_missing_count
-                                                                  : WGS_ERR_MISSING_MAX;
-    char ids[WGS_ERR_MISSING_MAX * 12 + 16] = "";
-    size_t used = 0;
-    for (uint32_t i = 0; i < shown; i++) {
-      res->err_missing[i] = e[WGS_ERR_MISSING + i];
-      used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%u", i ? ", " : "",
-                               res->err_missing[i]);
+static int launch_sync(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
+                       const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  wgs_launch_config c;
+  if (cfg)
+    c = *cfg;
+  else
+    wgs_launch_config_init(&c);
+  double t0 = now_ms();
+  int rc = launch_async(st, kernel, checked, kname, &c, 0, NULL, NULL);
+  if (rc != WGS_OK) {
+    if (res) {
+      memset(res, 0, sizeof *res);
+      res->protocol_us = res->kernel_us = -1;
     }
-    if (shown < res->err_missing_count)
-      snprintf(ids + used, sizeof ids - used, ", ...");
-    return wgs__fail(WGS_EDEADLOCK,
-                     "kernel '%s': grid barrier at user line %u (barrier instance %u) was not "
-                     "reached by every group within the spin limit: %u of %u groups arrived; "
-                     "missing group ids: %s (reported by group %u; %u groups launched, %s)",
-                     kname, res->err_site, res->err_instance, res->err_arrived,
-                     res->err_expected, ids, e[WGS_ERR_REPORTER], groups,
-                     mode == WGS_MODE_DISCOVER ? "ids from discovery" : "native ids, discovery off");
+    return rc;
   }
-  if (e[WGS_ERR_CODE] == WGS_DEV_ERR_MISUSE)
-    return wgs__fail_misuse(kname, e);
-  if (e[WGS_ERR_CODE] == WGS_DEV_ERR_LOCK)
-    return wgs__fail(WGS_ELOCK, "kernel '%s': group %u waited past the spin limit for the "
-                                "discovery mutex%s (%u groups launched, delay %u rounds)",
-                     kname, e[WGS_ERR_REPORTER], cfg.delay ? " or in the delay (§5.4)" : "",
-                     groups, cfg.delay);
-  if (e[WGS_ERR_CODE] != 0)
-    return wgs__fail(WGS_EBACKEND, "kernel '%s': device reported unknown error %u", kname,
-                     e[WGS_ERR_CODE]);
-  if (mode == WGS_MODE_DISCOVER && (res->participants == 0 || res->participants > groups))
-    return wgs__fail(WGS_EBACKEND, "kernel '%s': discovery counted %u participants of %u launched "
-                                   "groups (did the kernel call wgs_discover with this state?)",
-                     kname, res->participants, groups);
-  return WGS_OK;
+  wgs_launch_result local;
+  wgs_launch_result *r = res ? res : &local;
+  rc = wgs_state_result(st, r);
+  if (c.time_kernel && r->kernel_us < 0) /* no profiling on this queue: wall clock */
+    r->kernel_us = (now_ms() - t0) * 1e3;
+  return rc;
 }
 
 static void kernel_name(cl_kernel k, char *buf, size_t cap)
@@ -412,7 +417,33 @@ int wgs_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
                                  "devices");
   char name[128];
   kernel_name(k->k, name, sizeof name);
-  return launch(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, res);
+  return launch_sync(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, res);
+}
+
+int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg)
+{
+  WGS__REQUIRE(st);
+  WGS__REQUIRE(k);
+  if (k->prog->dev != st->dev)
+    return wgs__fail(WGS_EINVAL, "wgs_launch_async: the kernel and the state belong to "
+                                 "different devices");
+  char name[128];
+  kernel_name(k->k, name, sizeof name);
+  return launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, 0, NULL,
+                      NULL);
+}
+
+/* A program built with wgs_device_opencl_build_options says which build it is in its options
+ * (on PoCL an unchecked one is compiled with bounded spins and must run unbounded: the
+ * WGS_UNCHECKED_BUILD marker, cl_device.c); any other gets a spin bound in case it is checked. */
+static int opencl_checked(wgs_state_t *st, cl_kernel kernel)
+{
+  cl_program prog = NULL;
+  char opts[512] = "";
+  return !(clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL) == CL_SUCCESS &&
+           clGetProgramBuildInfo(prog, st->dev->device, CL_PROGRAM_BUILD_OPTIONS, sizeof opts - 1,
+                                 opts, NULL) == CL_SUCCESS &&
+           strstr(opts, "WGS_UNCHECKED_BUILD"));
 }
 
 int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
@@ -422,16 +453,16 @@ int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config
   WGS__REQUIRE(kernel);
   char name[128];
   kernel_name(kernel, name, sizeof name);
-  /* A program built with wgs_device_opencl_build_options says which build it is in its options
-   * (on PoCL an unchecked one is compiled with bounded spins and must run unbounded: the
-   * WGS_UNCHECKED_BUILD marker, cl_device.c); any other gets a spin bound in case it is checked. */
-  int checked = 1;
-  cl_program prog = NULL;
-  char opts[512] = "";
-  if (clGetKernelInfo(kernel, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL) == CL_SUCCESS &&
-      clGetProgramBuildInfo(prog, st->dev->device, CL_PROGRAM_BUILD_OPTIONS, sizeof opts - 1, opts,
-                            NULL) == CL_SUCCESS &&
-      strstr(opts, "WGS_UNCHECKED_BUILD"))
-    checked = 0;
-  return launch(st, kernel, checked, name, cfg, res);
+  return launch_sync(st, kernel, opencl_checked(st, kernel), name, cfg, res);
+}
+
+int wgs_launch_opencl_async(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
+                            cl_uint num_wait, const cl_event *wait_list, cl_event *event)
+{
+  WGS__REQUIRE(st);
+  WGS__REQUIRE(kernel);
+  char name[128];
+  kernel_name(kernel, name, sizeof name);
+  return launch_async(st, kernel, opencl_checked(st, kernel), name, cfg, num_wait, wait_list,
+                      event);
 }

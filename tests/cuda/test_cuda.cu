@@ -124,6 +124,29 @@ __global__ void before_k(unsigned *wgs, unsigned *out)
 
 #define LOCAL 128
 
+/* Launch epochs (as tests/kernels/epochs.cl): participant 0 counts the launch and what every
+ * representative should have counted. */
+__global__ void epochs_k(unsigned *wgs, unsigned *out, unsigned rounds)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    for (unsigned r = 0; r < rounds; ++r) {
+      wgs_grid_barrier(&e);
+      if (e.local_id == 0u)
+        atomicAdd(&out[1], 1u);
+    }
+    if (e.local_id == 0u && e.group_id == 0u) {
+      atomicAdd(&out[0], 1u);
+      atomicAdd(&out[2], e.num_groups * rounds);
+    }
+  }
+}
+__global__ void no_discover_k(unsigned *wgs, unsigned *out, unsigned rounds)
+{
+  if (blockIdx.x == 0 && threadIdx.x == 0 && rounds == 12345u)
+    out[0] = wgs[0];
+}
+
 static void run_props(wgs_lock lock, wgs_barrier barrier)
 {
   uint32_t groups = wgs_cuda_default_groups(0, LOCAL);
@@ -374,6 +397,67 @@ static int case_bad_input(void)
   return 0;
 }
 
+/* Launches without a reset between them: asynchronous on a stream with the config changing,
+ * then captured into a graph replayed many times, then synchronous again; the counts add up,
+ * and a kernel that never calls wgs_discover is named. */
+static int case_epochs(void)
+{
+  uint32_t groups = wgs_cuda_default_groups(0, LOCAL);
+  unsigned rounds = 9, *out, got[4], launches = 0;
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, groups, &st));
+  CHECK(cudaMalloc(&out, 16) == cudaSuccess && cudaMemset(out, 0, 16) == cudaSuccess);
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+  void *args[3] = {NULL, &out, &rounds};
+  wgs_launch_config cfg[3];
+  for (int i = 0; i < 3; i++) {
+    wgs_launch_config_init(&cfg[i]);
+    cfg[i].local_size = LOCAL;
+    cfg[i].timeout_ms = 2000;
+  }
+  cfg[1].barrier = WGS_BARRIER_XF;
+  cfg[2].discovery = WGS_DISCOVERY_FIXED;
+  cfg[2].groups = 132 < groups ? 132 : groups;
+  for (int i = 0; i < 60; i++, launches++)
+    CHECK_OK(wgs_cuda_launch_async(st, (const void *)epochs_k, args, 3, 0, s, &cfg[i % 3]));
+  wgs_launch_result r;
+  CHECK_OK(wgs_cuda_state_result(st, s, &r));
+  CHECK(r.participants >= 1);
+  /* captured: three launches per graph, replayed */
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  for (int i = 0; i < 3; i++)
+    CHECK_OK(wgs_cuda_launch_async(st, (const void *)epochs_k, args, 3, 0, s, &cfg[i]));
+  wgs_launch_config timed = cfg[0];
+  timed.time_kernel = 1;
+  CHECK_STATUS(wgs_cuda_launch_async(st, (const void *)epochs_k, args, 3, 0, s, &timed), WGS_EINVAL);
+  CHECK(cudaStreamEndCapture(s, &graph) == cudaSuccess);
+  CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess);
+  for (int i = 0; i < 100; i++, launches += 3)
+    CHECK(cudaGraphLaunch(exec, s) == cudaSuccess);
+  CHECK_OK(wgs_cuda_state_result(st, s, &r));
+  /* a synchronous launch after the replays (the device's config words are the graph's) */
+  CHECK_OK(wgs_cuda_launch(st, (const void *)epochs_k, args, 3, 0, s, &cfg[0], &r));
+  launches++;
+  CHECK(cudaMemcpy(got, out, 16, cudaMemcpyDeviceToHost) == cudaSuccess);
+  printf("%u launches (%u captured and replayed), %u barrier passes counted, %u expected\n",
+         got[0], 300, got[1], got[2]);
+  CHECK_EQ(got[0], launches);
+  CHECK_EQ(got[1], got[2]);
+  int rc = wgs_cuda_launch(st, (const void *)no_discover_k, args, 3, 0, s, &cfg[0], &r);
+  printf("no wgs_discover: %s: %s\n", wgs_status_name(rc), wgs_last_error());
+  CHECK_EQ(rc, WGS_EBACKEND);
+  CHECK(strstr(wgs_last_error(), "wgs_discover") != NULL);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  cudaStreamDestroy(s);
+  cudaFree(out);
+  wgs_cuda_state_release(st);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2)
@@ -390,6 +474,7 @@ int main(int argc, char **argv)
   if (!strcmp(c, "deadlock")) return case_deadlock();
   if (!strcmp(c, "bad_input")) return case_bad_input();
   if (!strcmp(c, "misuse")) return case_misuse();
+  if (!strcmp(c, "epochs")) return case_epochs();
   fprintf(stderr, "unknown case %s\n", c);
   return 2;
 }

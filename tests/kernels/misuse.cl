@@ -3,8 +3,8 @@
  * survive without wrong results. out[0] counts work-items that ran the body, out[1] stale reads.
  */
 
-/* wgs_discover twice: the second call answers as the first (the body runs in every
- * participating group); a checked build reports the second call's line. */
+/* wgs_discover twice: a checked build reports the second call's line, and the second call
+ * answers as the first (the body runs in every participating group). */
 __kernel void twice(__global uint *wgs, __global uint *out)
 {
   wgs_env e;

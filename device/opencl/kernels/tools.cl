@@ -98,10 +98,10 @@ __kernel void wgs_latency(__global uint *wgs, uint rounds, __global uint *sink)
  * to learn how many spin iterations a millisecond holds on this device. */
 __kernel void wgs_calibrate(__global uint *wgs)
 {
-  wgs_word_ptr s = (wgs_word_ptr)wgs;
+  wgs_word_ptr s = (wgs_word_ptr)wgs + WGS_HALF(wgs[WGS_G_CONFIG + WGS_CFG_MAX_GROUPS], 0u);
   wgs__spin sp;
   wgs__spin_init(&sp);
-  while (wgs__ld_acq(&s[WGS_W_POLL]) == 0u) {
+  while (wgs__ld_acq(&s[WGS_W_CLOSED]) == 0u) {
     int why = wgs__spin_gave_up(s, &sp);
     if (why == WGS__TIMED_OUT)
       wgs__abort_done(s);

@@ -1,0 +1,123 @@
+/*
+ * Backend-neutral half of a persistent launch: the config words a launch writes (only when
+ * they change: launch epochs, device/common/wgs_layout.h, make a launch one kernel launch), and
+ * the decoding of what a launch leaves in the state's global lines (participants, the checked
+ * build's error report) into a wgs_launch_result and a status with one message, the same on
+ * OpenCL and CUDA.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+#include "wgs_layout.h"
+
+uint32_t wgs__mode_word(wgs_discovery d)
+{
+  return d == WGS_DISCOVERY_PROTOCOL ? WGS_MODE_DISCOVER
+         : d == WGS_DISCOVERY_ALL    ? WGS_MODE_ALL
+                                     : WGS_MODE_FIXED;
+}
+
+void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_groups,
+                       uint64_t limit, uint64_t wait, int timed, uint32_t enough, int epochs)
+{
+  memset(w, 0, WGS_CFG_WORDS * sizeof *w);
+  w[WGS_CFG_VERSION] = WGS_LAYOUT_VERSION;
+  w[WGS_CFG_LOCK] = cfg->lock == WGS_LOCK_SPIN   ? WGS_LOCK_KIND_SPIN
+                    : cfg->lock == WGS_LOCK_FREE ? WGS_LOCK_KIND_FREE
+                                                 : WGS_LOCK_KIND_TICKET;
+  w[WGS_CFG_DELAY] = cfg->delay;
+  w[WGS_CFG_MODE] = wgs__mode_word(cfg->discovery);
+  w[WGS_CFG_MAX_GROUPS] = max_groups;
+  w[WGS_CFG_LIMIT_LO] = (uint32_t)limit;
+  w[WGS_CFG_LIMIT_HI] = (uint32_t)(limit >> 32);
+  w[WGS_CFG_TIMED] = timed ? 1u : 0u;
+  w[WGS_CFG_WAIT_LO] = (uint32_t)wait;
+  w[WGS_CFG_WAIT_HI] = (uint32_t)(wait >> 32);
+  w[WGS_CFG_BARRIER] = cfg->barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
+  w[WGS_CFG_ENOUGH] = enough;
+  w[WGS_CFG_EPOCHS] = epochs ? 1u : 0u;
+}
+
+double wgs__protocol_us(const uint32_t *t, uint32_t groups)
+{
+  uint64_t first = UINT64_MAX, last = 0;
+  for (uint32_t g = 0; g < groups; g++) {
+    uint64_t a = t[4 * g] | (uint64_t)t[4 * g + 1] << 32, b = t[4 * g + 2] | (uint64_t)t[4 * g + 3] << 32;
+    if (b == 0)
+      continue; /* not a participant */
+    first = a < first ? a : first;
+    last = b > last ? b : last;
+  }
+  return first != UINT64_MAX && last >= first ? (double)(last - first) / 1e3 : -1;
+}
+
+int wgs__decode_result(const uint32_t *glob, const wgs__launch_record *lr, wgs_launch_result *res)
+{
+  const uint32_t *ctrl = glob + WGS_G_CTRL, *e = glob + WGS_G_ERROR;
+  char who[160];
+  if (lr->kname[0])
+    snprintf(who, sizeof who, "kernel '%s': ", lr->kname);
+  else
+    who[0] = '\0';
+  uint32_t epoch = ctrl[WGS_CTRL_EPOCH];
+  res->launched = lr->launched;
+  res->participants = lr->mode == WGS_MODE_DISCOVER ? 0 : lr->launched;
+  if (lr->mode == WGS_MODE_DISCOVER && (!lr->epochs || ctrl[WGS_CTRL_RESULT_EPOCH] + 1u == epoch))
+    res->participants = ctrl[WGS_CTRL_PARTICIPANTS];
+
+  /* An unchecked program reports nothing, except on PoCL, where it is built with the checked
+   * library (src/opencl/cl_device.c) and then may report misuse: unchecked means unchecked,
+   * so it is not decoded (its spins have no bound, so no deadlock report can come from it). */
+  uint32_t code = lr->checked ? e[WGS_ERR_CODE] : 0;
+  if (code == WGS_DEV_ERR_SPLIT)
+    return wgs__fail(WGS_EDEADLOCK, "%ssplit grid barrier misused at user line %u (instance %u) "
+                                    "by group %u: a wait without an arrive, or two arrives "
+                                    "without a wait", who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE],
+                     e[WGS_ERR_REPORTER]);
+  if (code == WGS_DEV_ERR_GRID_BARRIER) {
+    res->err_site = e[WGS_ERR_SITE];
+    res->err_instance = e[WGS_ERR_INSTANCE];
+    res->err_arrived = e[WGS_ERR_ARRIVED];
+    res->err_expected = e[WGS_ERR_EXPECTED];
+    res->err_missing_count = e[WGS_ERR_MISSING_N];
+    uint32_t shown = res->err_missing_count < WGS_ERR_MISSING_MAX ? res->err_missing_count
+                                                                  : WGS_ERR_MISSING_MAX;
+    char ids[WGS_ERR_MISSING_MAX * 12 + 16] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < shown; i++) {
+      res->err_missing[i] = e[WGS_ERR_MISSING + i];
+      used += (size_t)snprintf(ids + used, sizeof ids - used, "%s%u", i ? ", " : "",
+                               res->err_missing[i]);
+    }
+    if (shown < res->err_missing_count)
+      snprintf(ids + used, sizeof ids - used, ", ...");
+    return wgs__fail(WGS_EDEADLOCK,
+                     "%sgrid barrier at user line %u (barrier instance %u) was not reached by "
+                     "every group within the spin limit: %u of %u groups arrived; missing group "
+                     "ids: %s (reported by group %u; %u groups launched, %s)",
+                     who, res->err_site, res->err_instance, res->err_arrived, res->err_expected,
+                     ids, e[WGS_ERR_REPORTER], lr->launched,
+                     lr->mode == WGS_MODE_DISCOVER ? "ids from discovery"
+                                                   : "native ids, discovery off");
+  }
+  if (code == WGS_DEV_ERR_MISUSE)
+    return wgs__fail_misuse(lr->kname[0] ? lr->kname : NULL, e);
+  if (code == WGS_DEV_ERR_LOCK)
+    return wgs__fail(WGS_ELOCK, "%sgroup %u waited past the spin limit in discovery (for the "
+                                "mutex%s, or for the participant count; %u groups launched)",
+                     who, e[WGS_ERR_REPORTER], lr->delay ? " or in the delay of §5.4" : "",
+                     lr->launched);
+  if (code != 0)
+    return wgs__fail(WGS_EBACKEND, "%sdevice reported unknown error %u", who, code);
+  if (lr->epochs && lr->epoch_before != UINT32_MAX && epoch == lr->epoch_before)
+    return wgs__fail(WGS_EBACKEND, "%sthe launch did not run wgs_discover in every launched group "
+                                   "(did the kernel call wgs_discover with this state, first "
+                                   "thing and outside any condition?)", who);
+  if (lr->mode == WGS_MODE_DISCOVER &&
+      (res->participants == 0 || res->participants > lr->launched))
+    return wgs__fail(WGS_EBACKEND, "%sdiscovery counted %u participants of %u launched groups "
+                                   "(did the kernel call wgs_discover with this state?)", who,
+                     res->participants, lr->launched);
+  return WGS_OK;
+}
