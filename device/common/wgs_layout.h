@@ -85,7 +85,17 @@
                                  a count no launch can exceed, e.g. a CPU's worker threads */
 #define WGS_CFG_EPOCHS 12u    /* 1: launch epochs (the kernel clears the next half); 0: the host
                                  resets the state before each launch */
-#define WGS_CFG_WORDS 13u
+#define WGS_CFG_HOST_LO 13u   /* CUDA: device address of a host-mapped mirror of the result words */
+#define WGS_CFG_HOST_HI 14u   /*   (WGS_MIRROR_*), or 0: the host reads the state instead */
+#define WGS_CFG_WORDS 15u
+
+/* The host-mapped mirror (CUDA): written by the device beside the control words, so that a
+ * synchronous launch needs no copy back unless an error was reported. */
+#define WGS_MIRROR_EPOCH 0u        /* as WGS_CTRL_EPOCH */
+#define WGS_MIRROR_RESULT_EPOCH 1u /* as WGS_CTRL_RESULT_EPOCH */
+#define WGS_MIRROR_PARTICIPANTS 2u /* as WGS_CTRL_PARTICIPANTS */
+#define WGS_MIRROR_ERROR 3u        /* the error code, once one was reported */
+#define WGS_MIRROR_WORDS 4u
 
 #define WGS_LOCK_KIND_TICKET 0u
 #define WGS_LOCK_KIND_SPIN 1u

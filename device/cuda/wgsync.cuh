@@ -94,6 +94,19 @@ WGS_DEV unsigned long long wgs__cfg64(const unsigned *s, unsigned lo)
 {
   return ((unsigned long long)wgs__cfg(s, lo + 1) << 32) | wgs__cfg(s, lo);
 }
+/* The host-mapped mirror of the result words (CUDA launches give one; NULL otherwise). System
+ * scope: the host reads it after the stream's work is complete. */
+WGS_DEV unsigned *wgs__mirror(const unsigned *s)
+{
+  unsigned long long p = ((unsigned long long)wgs__cfg(s, WGS_CFG_HOST_HI) << 32) | wgs__cfg(s, WGS_CFG_HOST_LO);
+  return (unsigned *)p;
+}
+WGS_DEV void wgs__mirror_put(const unsigned *s, unsigned word, unsigned v)
+{
+  unsigned *m = wgs__mirror(s);
+  if (m)
+    asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(m + word), "r"(v) : "memory");
+}
 
 /* ---- bounded spins (checked builds), as in device/opencl/wgs_atomics.cl ------------------ */
 #define WGS__TIMED_OUT 1
@@ -148,8 +161,10 @@ WGS_DEV size_t wgs_get_global_size(const wgs_env *e) { return (size_t)e->num_gro
 WGS_DEV void wgs__report(unsigned *s, unsigned code, unsigned group)
 {
   unsigned *err = wgs__glob(s) + WGS_G_ERROR;
-  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) == 0u)
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) == 0u) {
     wgs__st_rlx(&err[WGS_ERR_REPORTER], group);
+    wgs__mirror_put(s, WGS_MIRROR_ERROR, code);
+  }
 }
 /* Checked builds: the first report of a broken rule (WGS_DEV_ERR_MISUSE; the host names it). */
 WGS_DEV void wgs__report_misuse(unsigned *s, unsigned what, unsigned site, unsigned arrived,
@@ -164,6 +179,7 @@ WGS_DEV void wgs__report_misuse(unsigned *s, unsigned what, unsigned site, unsig
   wgs__st_rlx(&err[WGS_ERR_ARRIVED], arrived);
   wgs__st_rlx(&err[WGS_ERR_EXPECTED], expected);
   wgs__st_rlx(&err[WGS_ERR_REPORTER], blockIdx.x);
+  wgs__mirror_put(s, WGS_MIRROR_ERROR, WGS_DEV_ERR_MISUSE);
 #endif
 }
 WGS_DEV int wgs__lock_gave_up(unsigned *s, wgs__spin *sp, unsigned group)
@@ -236,6 +252,7 @@ WGS_DEV void wgs__stamp(unsigned *s, unsigned mg, unsigned group, unsigned long 
 WGS_DEV void wgs__advance_epoch(unsigned *s, unsigned epoch)
 {
   wgs__st_rlx(&wgs__glob(s)[WGS_G_CTRL + WGS_CTRL_EPOCH], epoch + 1u);
+  wgs__mirror_put(s, WGS_MIRROR_EPOCH, epoch + 1u);
 }
 /* The launch's result for the host: its epoch and participant count (control line). */
 WGS_DEV void wgs__publish_result(unsigned *s, unsigned epoch, unsigned participants)
@@ -243,6 +260,8 @@ WGS_DEV void wgs__publish_result(unsigned *s, unsigned epoch, unsigned participa
   unsigned *ctrl = wgs__glob(s) + WGS_G_CTRL;
   wgs__st_rlx(&ctrl[WGS_CTRL_PARTICIPANTS], participants);
   wgs__st_rlx(&ctrl[WGS_CTRL_RESULT_EPOCH], epoch);
+  wgs__mirror_put(s, WGS_MIRROR_PARTICIPANTS, participants);
+  wgs__mirror_put(s, WGS_MIRROR_RESULT_EPOCH, epoch);
 }
 WGS_DEV unsigned wgs__poll_locked(unsigned *s, unsigned group, unsigned mg, unsigned epoch)
 {
@@ -410,6 +429,7 @@ WGS_DEV void wgs__report_grid(const wgs_env *env, unsigned site, unsigned code)
   wgs__st_rlx(&err[WGS_ERR_EXPECTED], env->num_groups);
   wgs__st_rlx(&err[WGS_ERR_REPORTER], env->group_id);
   wgs__st_rlx(&err[WGS_ERR_MISSING_N], missing);
+  wgs__mirror_put(s, WGS_MIRROR_ERROR, code);
 }
 /* Spin while *p == v; acquire on the read that ends it. */
 WGS_DEV void wgs__wait_while(const wgs_env *env, const unsigned *p, unsigned v, unsigned site)

@@ -43,6 +43,9 @@ struct wgs_cuda_state {
   unsigned *mem;
   uint32_t max_groups;
   unsigned *io;          /* pinned: the global lines of the state, read back for a result */
+  volatile unsigned *mirror; /* pinned, mapped: the result words the device mirrors (WGS_MIRROR_*) */
+  unsigned *mirror_dev;  /* its device address */
+  int max_threads, sms;  /* device attributes, asked once */
   cudaEvent_t e0, e1;    /* kernel time (when asked), made once per state */
   int timing;            /* the latest launch recorded e0, e1 */
   uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
@@ -81,6 +84,17 @@ extern "C" int wgs_cuda_device_count(int *count)
   }
   *count = n;
   return WGS_OK;
+}
+
+/* set_device when device is not the current one already (a launch's common case: cheap). */
+static int set_device(int device);
+static int use_device(int device)
+{
+  int cur = -1;
+  if (cudaGetDevice(&cur) == cudaSuccess && cur == device)
+    return WGS_OK;
+  cudaGetLastError();
+  return set_device(device);
 }
 
 static int set_device(int device)
@@ -159,6 +173,16 @@ extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_s
   if (e == cudaSuccess)
     e = cudaMallocHost((void **)&st->io, GLOBAL_WORDS * sizeof(unsigned));
   if (e == cudaSuccess)
+    e = cudaHostAlloc((void **)&st->mirror, WGS_MIRROR_WORDS * sizeof(unsigned), cudaHostAllocMapped);
+  if (e == cudaSuccess) {
+    memset((void *)st->mirror, 0, WGS_MIRROR_WORDS * sizeof(unsigned));
+    e = cudaHostGetDevicePointer((void **)&st->mirror_dev, (void *)st->mirror, 0);
+  }
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&st->max_threads, cudaDevAttrMaxThreadsPerBlock, device);
+  if (e == cudaSuccess)
+    e = cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, device);
+  if (e == cudaSuccess)
     e = cudaEventCreate(&st->e0);
   if (e == cudaSuccess)
     e = cudaEventCreate(&st->e1);
@@ -177,6 +201,8 @@ extern "C" void wgs_cuda_state_release(wgs_cuda_state_t *st)
   cudaFree(st->mem);
   if (st->io)
     cudaFreeHost(st->io);
+  if (st->mirror)
+    cudaFreeHost((void *)st->mirror);
   if (st->e0)
     cudaEventDestroy(st->e0);
   if (st->e1)
@@ -219,16 +245,18 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
   int rc = wgs__check_launch_config("wgs_cuda_launch", &cfg);
   if (rc != WGS_OK)
     return rc;
-  rc = set_device(st->device);
+  rc = use_device(st->device);
   if (rc != WGS_OK)
     return rc;
-  int maxt = 0;
-  cudaDeviceGetAttribute(&maxt, cudaDevAttrMaxThreadsPerBlock, st->device);
   size_t local = cfg.local_size ? cfg.local_size : 256;
-  if (local > (size_t)maxt)
+  if (local > (size_t)st->max_threads)
     return wgs__fail(WGS_ELIMIT, "local size %zu exceeds the device maximum of %d threads per "
-                                 "block", local, maxt);
-  uint32_t groups = cfg.groups ? cfg.groups : wgs_cuda_default_groups(st->device, local);
+                                 "block", local, st->max_threads);
+  uint32_t groups = cfg.groups;
+  if (!groups) { /* as wgs_cuda_default_groups, from the attributes asked once */
+    size_t per = 2048 / local;
+    groups = (uint32_t)st->sms * (uint32_t)(per < 1 ? 1 : per > 32 ? 32 : per);
+  }
   if (!cfg.groups && groups > st->max_groups)
     groups = st->max_groups;
   if (groups > st->max_groups)
@@ -246,11 +274,10 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
     enough = cfg.close_at;
     if (!enough) {
       if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != shared_bytes) {
-        int per_sm = 0, sms = 0;
+        int per_sm = 0;
         st->occ_groups = 0; /* a failed query only means no early close */
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)local, shared_bytes) == cudaSuccess &&
-            cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, st->device) == cudaSuccess)
-          st->occ_groups = (uint32_t)(per_sm * sms);
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)local, shared_bytes) == cudaSuccess)
+          st->occ_groups = (uint32_t)(per_sm * st->sms);
         cudaGetLastError();
         st->occ_kernel = kernel;
         st->occ_local = local;
@@ -261,6 +288,8 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
   }
   wgs__cfg_arg c;
   wgs__config_words(c.w, &cfg, st->max_groups, limit, wait, timed, enough, 1);
+  c.w[WGS_CFG_HOST_LO] = (unsigned)(uintptr_t)st->mirror_dev;
+  c.w[WGS_CFG_HOST_HI] = (unsigned)((uint64_t)(uintptr_t)st->mirror_dev >> 32);
 
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaError_t e = cudaStreamIsCapturing(stream, &capture);
@@ -335,15 +364,25 @@ extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
   if (st->launches == 0)
     return wgs__fail(WGS_EINVAL, "wgs_cuda_state_result: no launch on this state since the last "
                                  "result");
-  int rc = set_device(st->device);
+  int rc = use_device(st->device);
   if (rc != WGS_OK)
     return rc;
-  cudaError_t e = cudaMemcpyAsync(st->io, st->mem, GLOBAL_WORDS * sizeof(unsigned),
-                                  cudaMemcpyDeviceToHost, stream);
-  if (e == cudaSuccess)
-    e = cudaStreamSynchronize(stream);
+  /* The device mirrors the result words into mapped host memory: after the wait they are
+   * here. Only an error report is copied back (its details live in the state). */
+  cudaError_t e = cudaStreamSynchronize(stream);
   if (e != cudaSuccess)
     return cuda_fail("kernel execution (cudaStreamSynchronize)", e);
+  unsigned mcode = st->mirror[WGS_MIRROR_ERROR];
+  if (mcode != 0) {
+    e = cudaMemcpy(st->io, st->mem, GLOBAL_WORDS * sizeof(unsigned), cudaMemcpyDeviceToHost);
+    if (e != cudaSuccess)
+      return cuda_fail("cudaMemcpy(state error report)", e);
+  } else {
+    memset(st->io, 0, GLOBAL_WORDS * sizeof(unsigned));
+  }
+  st->io[WGS_G_CTRL + WGS_CTRL_EPOCH] = st->mirror[WGS_MIRROR_EPOCH];
+  st->io[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] = st->mirror[WGS_MIRROR_RESULT_EPOCH];
+  st->io[WGS_G_CTRL + WGS_CTRL_PARTICIPANTS] = st->mirror[WGS_MIRROR_PARTICIPANTS];
   if (st->timing) {
     float ms = 0;
     if (cudaEventElapsedTime(&ms, st->e0, st->e1) == cudaSuccess)
@@ -359,7 +398,8 @@ extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
   st->epoch = glob[WGS_G_CTRL + WGS_CTRL_EPOCH];
   unsigned code = glob[WGS_G_ERROR + WGS_ERR_CODE];
   rc = wgs__decode_result(glob, &lr, res);
-  if (code != 0) { /* read: the next report may be written */
+  if (code != 0 || mcode != 0) { /* read: the next report may be written */
+    st->mirror[WGS_MIRROR_ERROR] = 0;
     e = cudaMemsetAsync(st->mem + WGS_G_ERROR, 0, WGS_LINE_WORDS * sizeof(unsigned), stream);
     if (e == cudaSuccess)
       e = cudaStreamSynchronize(stream);

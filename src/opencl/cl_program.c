@@ -248,8 +248,13 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
     /* WGSYNC_TOOLS_OPTIONS: extra build options for the tools kernels (kernel development). */
     const char *extra = getenv("WGSYNC_TOOLS_OPTIONS");
     char opts[512];
-    /* the probes' occupancy must be the kernel's: no misuse checks (device/common/wgs_layout.h) */
-    snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0 %s", extra ? extra : "");
+    /* The probes' occupancy must be the kernel's: no misuse checks (device/common/wgs_layout.h),
+     * and on NVIDIA at most 32 registers, which let 2048 threads run on an SM at every group
+     * size (as src/cuda's tools kernels; the checked latency probe took more and ran 6 groups
+     * of 256 per SM where its unchecked kernel runs 8, H100). */
+    int nv = strstr(dev->info.platform_name, "NVIDIA") != NULL;
+    snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0%s %s", nv ? " -cl-nv-maxrregcount=32" : "",
+             extra ? extra : "");
     int rc = wgs_program_build(dev, wgs__tools_source, opts, checked ? WGS_BUILD_CHECKED : 0,
                                &dev->tools[i]);
     if (rc != WGS_OK)
