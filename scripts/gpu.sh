@@ -63,6 +63,7 @@ if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
   fi
   (cd build-gpu && ctest -j1 -R '^cuda' --output-on-failure 2>&1 | tail -15)
   build-gpu/bench/wgsync-bench-cuda "$R/cuda"
+  build-gpu/bench/wgsync-bench-launch "$R/cuda"
     cli_latency
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   if [ -n "${BASE_TAR:-}" ]; then
@@ -71,6 +72,11 @@ tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
     cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
       cmake --build "$B/build" -j16 --target wgsync-bench-cuda wgsync-cli >/dev/null || echo "BASE BUILD FAILED"
     "$B/build/bench/wgsync-bench-cuda" "$OUT/base" > "$OUT/base/bench.log" 2>&1
+    # launch overhead of the earlier tree: this tree's launch bench on its synchronous API
+    nvcc -O2 -std=c++17 -arch=sm_90 -DWGS_BENCH_SYNC_ONLY -I"$B/include" -I"$B/device/cuda" \
+      -I"$B/device/common" bench/cuda/bench_launch.cu "$B/build/libwgsync_cuda.a" \
+      "$B/build/libwgsync.a" -lOpenCL -o "$B/bench-launch" && "$B/bench-launch" "$OUT/base" \
+      >> "$OUT/base/bench.log" 2>&1 || echo "BASE LAUNCH BENCH FAILED"
     for W2 in "$B/build/cli/wgsync" "$W"; do for dev in NVIDIA cuda; do
       for gt in 132x256 1056x256 4224x32 264x1024; do
         echo "$W2 $dev counter $gt: $(WGSYNC_DEVICE=$dev $W2 latency --barrier counter --groups ${gt%x*} \
@@ -130,6 +136,7 @@ grep -h -E '"status"|us_per_barrier|"participants"' "$R"/barrier-*.json
 if [ -x build-gpu/bench/wgsync-bench-cuda ]; then
   mkdir -p "$R/cuda"
   build-gpu/bench/wgsync-bench-cuda "$R/cuda"
+  build-gpu/bench/wgsync-bench-launch "$R/cuda"
   # the CLI on the CUDA device
   { $W devices | grep -A1 cuda:
     $W bound -n cuda --local-size 256 --timeout-ms 200 -q

@@ -407,79 +407,6 @@ int main(int argc, char **argv)
   }
   fclose(f);
 
-  /* launch overhead: an empty persistent launch (discovery + one barrier) against an empty
-   * cooperative launch (one grid.sync()) and a plain launch, each waited for (host wall clock
-   * per call), and N back to back with one wait at the end (per launch) */
-  {
-    const unsigned N = 200, G = wgs_cuda_default_groups(0, 256), T = 256, one = 1;
-    int per = 0;
-    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, bench_cg, T, 0);
-    const unsigned CG = (unsigned)per * in.compute_units; /* all a cooperative launch may take */
-    wgs_cuda_state_t *st;
-    if (wgs_cuda_state_create(0, G, &st) != WGS_OK) {
-      printf("%s\n", wgs_last_error());
-      return 1;
-    }
-    cudaStream_t s;
-    CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-    void *cargs[2] = {(void *)&one, (void *)&sink}, *wargs[3] = {NULL, (void *)&one, (void *)&sink};
-    wgs_launch_config c;
-    wgs_launch_config_init(&c);
-    c.local_size = T;
-    c.groups = G;
-    wgs_launch_config cf = c;
-    cf.groups = CG;
-    cf.discovery = WGS_DISCOVERY_FIXED;
-    struct { const char *what; unsigned groups; int kind; int wait_each; } cases[] = {
-        {"plain launch (empty kernel) + wait", G, 0, 1},
-        {"cooperative launch (one grid.sync) + wait", CG, 1, 1},
-        {"wgsync launch (discovery + one barrier), synchronous", G, 2, 1},
-        {"wgsync launch (fixed groups + one barrier), synchronous", CG, 3, 1},
-        {"plain launches back to back", G, 0, 0},
-        {"cooperative launches back to back", CG, 1, 0},
-        {"wgsync async launches (discovery + one barrier) back to back", G, 4, 0},
-        {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0}};
-    FILE *lf = results_file(out, "launch.csv");
-    fprintf(lf, "what,groups,threads,calls,median_us,min_us,max_us,repeats,note\n");
-    printf("\n%-66s %6s %10s %10s %10s\n", "launch overhead (host wall clock)", "groups", "median_us",
-           "min", "max");
-    for (auto &lc : cases) {
-      std::vector<double> v;
-      int rc = WGS_OK;
-      for (unsigned r = 0; r <= R && rc == WGS_OK; r++) {
-        double t0 = now_us();
-        for (unsigned i = 0; i < N && rc == WGS_OK; i++) {
-          switch (lc.kind) {
-          case 0: empty_kernel<<<lc.groups, T, 0, s>>>(sink); break;
-          case 1: CK(cudaLaunchCooperativeKernel((const void *)bench_cg, dim3(lc.groups), dim3(T), cargs, 0, s)); break;
-          case 2: rc = wgs_cuda_launch(st, (const void *)bench_wgs, wargs, 3, 0, s, &c, NULL); break;
-          case 3: rc = wgs_cuda_launch(st, (const void *)bench_wgs, wargs, 3, 0, s, &cf, NULL); break;
-          case 4: rc = wgs_cuda_launch_async(st, (const void *)bench_wgs, wargs, 3, 0, s, &c); break;
-          case 5: rc = wgs_cuda_launch_async(st, (const void *)bench_wgs, wargs, 3, 0, s, &cf); break;
-          }
-          if (lc.wait_each && lc.kind < 2)
-            CK(cudaStreamSynchronize(s));
-        }
-        if (rc == WGS_OK && lc.kind >= 4)
-          rc = wgs_cuda_state_result(st, s, NULL);
-        CK(cudaStreamSynchronize(s));
-        if (r)
-          v.push_back((now_us() - t0) / N);
-      }
-      if (rc != WGS_OK) {
-        printf("%s: %s\n", lc.what, wgs_last_error());
-        continue;
-      }
-      stat3 sv = stats(v);
-      fprintf(lf, "\"%s\",%u,%u,%u,%.3f,%.3f,%.3f,%u,%s\n", lc.what, lc.groups, T, N, sv.med, sv.lo,
-              sv.hi, R, lc.wait_each ? "per call, each waited for" : "per launch, one wait at the end");
-      printf("%-66s %6u %10.2f %10.2f %10.2f\n", lc.what, lc.groups, sv.med, sv.lo, sv.hi);
-    }
-    fclose(lf);
-    cudaStreamDestroy(s);
-    wgs_cuda_state_release(st);
-  }
-
   /* discovery: seed 003 Table 3 on CUDA */
   size_t maxsh = 0;
   wgs_cuda_max_shared(0, &maxsh);
@@ -536,7 +463,7 @@ int main(int argc, char **argv)
   f = results_file(out, "bench.json");
   fprintf(f, "{\"tool\": \"wgsync-bench-cuda\", \"date\": \"%s\", \"device\": \"%s\", \"arch\": \"%s\", "
              "\"sms\": %u, \"driver\": \"%s\", \"barriers_per_repeat\": %u, \"repeats\": %u, "
-             "\"files\": [\"latency.csv\", \"discovery.csv\", \"split.csv\", \"launch.csv\"]}\n",
+             "\"files\": [\"latency.csv\", \"discovery.csv\", \"split.csv\"]}\n",
           date, in.name, in.device_version, in.compute_units, in.driver_version, K, R);
   fclose(f);
   return 0;

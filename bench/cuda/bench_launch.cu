@@ -1,0 +1,175 @@
+/*
+ * wgsync launch overhead (CUDA), side by side in one process: an empty persistent launch
+ * (discovery + one grid barrier; and with a fixed group count) against an empty cooperative
+ * launch (one grid.sync()) and an empty plain launch, each waited for (host wall clock per
+ * call), and N back to back with one wait at the end (per launch). Warm-up, then R repeats of N
+ * calls; median, min, max. Writes launch.csv into the folder argv[1].
+ *
+ * Built with WGS_BENCH_SYNC_ONLY it uses only wgs_cuda_launch, the call every wgsync version
+ * has, so that scripts/gpu.sh can build it against an earlier tree (BASE_TAR): before and
+ * after on one machine.
+ */
+#include <algorithm>
+#include <cooperative_groups.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <vector>
+
+#include "wgsync.cuh"
+#include "wgsync_cuda.h"
+
+namespace cg = cooperative_groups;
+
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
+      exit(1);                                                                               \
+    }                                                                                        \
+  } while (0)
+
+__global__ void persistent_one(unsigned *wgs, unsigned iters, unsigned *sink)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    for (unsigned i = 0; i < iters; i++)
+      wgs_grid_barrier(&e);
+    if (e.local_id == 0 && e.group_id == 0)
+      sink[0] = e.instance;
+  }
+}
+__global__ void coop_one(unsigned iters, unsigned *sink)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = 0; i < iters; i++)
+    g.sync();
+  if (g.thread_rank() == 0)
+    sink[0] = iters;
+}
+__global__ void empty_kernel(unsigned *p) {}
+
+static double now_us()
+{
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+int main(int argc, char **argv)
+{
+  const char *out = argc > 1 ? argv[1] : ".";
+  struct stat sb;
+  if (stat(out, &sb) != 0 ? mkdir(out, 0777) != 0 : !S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "wgsync-bench-launch: cannot create the results folder '%s'\n", out);
+    return 2;
+  }
+  int n = 0;
+  wgs_cuda_device_count(&n);
+  if (!n) {
+    printf("no CUDA device: %s\n", wgs_last_error());
+    return 77;
+  }
+  wgs_device_info in;
+  wgs_cuda_device_info(0, &in);
+  char date[32];
+  time_t tt = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  const unsigned N = 200, R = 7, T = 256, one = 1;
+  const unsigned G = wgs_cuda_default_groups(0, T);
+  int per = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, coop_one, T, 0));
+  const unsigned CG = (unsigned)per * in.compute_units; /* all a cooperative launch may take */
+  printf("wgsync launch bench  %s\ndevice %s (%s, %u SMs), %s%s\n", date, in.name,
+         in.device_version, in.compute_units, in.driver_version,
+#ifdef WGS_BENCH_SYNC_ONLY
+         ", synchronous API only");
+#else
+         "");
+#endif
+  unsigned *sink;
+  CK(cudaMalloc(&sink, 64));
+  wgs_cuda_state_t *st;
+  if (wgs_cuda_state_create(0, G, &st) != WGS_OK) {
+    printf("%s\n", wgs_last_error());
+    return 1;
+  }
+  cudaStream_t s;
+  CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  void *cargs[2] = {(void *)&one, (void *)&sink}, *wargs[3] = {NULL, (void *)&one, (void *)&sink};
+  wgs_launch_config c;
+  wgs_launch_config_init(&c);
+  c.local_size = T;
+  c.groups = G;
+  wgs_launch_config cf = c;
+  cf.groups = CG;
+  cf.discovery = WGS_DISCOVERY_FIXED;
+  struct { const char *what; unsigned groups; int kind; int wait_each; } cases[] = {
+      {"plain launch (empty kernel) + wait", G, 0, 1},
+      {"cooperative launch (one grid.sync) + wait", CG, 1, 1},
+      {"wgsync launch (discovery + one barrier), synchronous", G, 2, 1},
+      {"wgsync launch (fixed groups + one barrier), synchronous", CG, 3, 1},
+      {"plain launches back to back", G, 0, 0},
+      {"cooperative launches back to back", CG, 1, 0},
+#ifndef WGS_BENCH_SYNC_ONLY
+      {"wgsync async launches (discovery + one barrier) back to back", G, 4, 0},
+      {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0},
+#endif
+  };
+  char path[1024];
+  snprintf(path, sizeof path, "%s/launch.csv", out);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "wgsync-bench-launch: cannot write '%s': %s\n", path, strerror(errno));
+    return 2;
+  }
+  fprintf(f, "# %s, %s, %s, %u calls per repeat, %u repeats after a warm-up\n", date, in.name,
+          in.driver_version, N, R);
+  fprintf(f, "what,groups,threads,calls,median_us,min_us,max_us,repeats,note\n");
+  printf("%-66s %6s %10s %10s %10s\n", "launch overhead (host wall clock)", "groups", "median_us",
+         "min", "max");
+  for (auto &lc : cases) {
+    std::vector<double> v;
+    int rc = WGS_OK;
+    for (unsigned r = 0; r <= R && rc == WGS_OK; r++) {
+      double t0 = now_us();
+      for (unsigned i = 0; i < N && rc == WGS_OK; i++) {
+        switch (lc.kind) {
+        case 0: empty_kernel<<<lc.groups, T, 0, s>>>(sink); break;
+        case 1: CK(cudaLaunchCooperativeKernel((const void *)coop_one, dim3(lc.groups), dim3(T), cargs, 0, s)); break;
+        case 2: rc = wgs_cuda_launch(st, (const void *)persistent_one, wargs, 3, 0, s, &c, NULL); break;
+        case 3: rc = wgs_cuda_launch(st, (const void *)persistent_one, wargs, 3, 0, s, &cf, NULL); break;
+#ifndef WGS_BENCH_SYNC_ONLY
+        case 4: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs, 3, 0, s, &c); break;
+        case 5: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs, 3, 0, s, &cf); break;
+#endif
+        }
+        if (lc.wait_each && lc.kind < 2)
+          CK(cudaStreamSynchronize(s));
+      }
+#ifndef WGS_BENCH_SYNC_ONLY
+      if (rc == WGS_OK && lc.kind >= 4)
+        rc = wgs_cuda_state_result(st, s, NULL);
+#endif
+      CK(cudaStreamSynchronize(s));
+      if (r)
+        v.push_back((now_us() - t0) / N);
+    }
+    if (rc != WGS_OK) {
+      printf("%s: %s\n", lc.what, wgs_last_error());
+      continue;
+    }
+    std::sort(v.begin(), v.end());
+    double med = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    fprintf(f, "\"%s\",%u,%u,%u,%.3f,%.3f,%.3f,%u,%s\n", lc.what, lc.groups, T, N, med, v.front(),
+            v.back(), R, lc.wait_each ? "per call, each waited for" : "per launch, one wait at the end");
+    printf("%-66s %6u %10.2f %10.2f %10.2f\n", lc.what, lc.groups, med, v.front(), v.back());
+  }
+  fclose(f);
+  cudaStreamDestroy(s);
+  wgs_cuda_state_release(st);
+  return 0;
+}
