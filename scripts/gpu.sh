@@ -62,8 +62,9 @@ if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
     (cd build-gpu && ctest -j1 --output-on-failure 2>&1 | tee "$R/ctest-nvidia.log" | grep -E "tests passed|Failed|Not Run" | tail -20)
   fi
   (cd build-gpu && ctest -j1 -R '^cuda' --output-on-failure 2>&1 | tail -15)
-  build-gpu/bench/wgsync-bench-cuda "$R/cuda"
-  build-gpu/bench/wgsync-bench-launch "$R/cuda"
+  timeout 300 build-gpu/bench/wgsync-bench-cuda "$R/cuda" || echo "BENCH FAILED OR TIMED OUT"
+  timeout 120 build-gpu/bench/wgsync-bench-launch "$R/cuda" || echo "LAUNCH BENCH FAILED OR TIMED OUT"
+  timeout 120 build-gpu/bench/wgsync-bench-shards "$R/cuda" || echo "SHARDS BENCH FAILED OR TIMED OUT"
     cli_latency
 tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   if [ -n "${BASE_TAR:-}" ]; then
@@ -71,11 +72,11 @@ tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
     tar -xzf "$BASE_TAR" -C "$B"
     cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
       cmake --build "$B/build" -j16 --target wgsync-bench-cuda wgsync-cli >/dev/null || echo "BASE BUILD FAILED"
-    "$B/build/bench/wgsync-bench-cuda" "$OUT/base" > "$OUT/base/bench.log" 2>&1
+    timeout 300 "$B/build/bench/wgsync-bench-cuda" "$OUT/base" > "$OUT/base/bench.log" 2>&1
     # launch overhead of the earlier tree: this tree's launch bench on its synchronous API
     nvcc -O2 -std=c++17 -arch=sm_90 -DWGS_BENCH_SYNC_ONLY -I"$B/include" -I"$B/device/cuda" \
       -I"$B/device/common" bench/cuda/bench_launch.cu "$B/build/libwgsync_cuda.a" \
-      "$B/build/libwgsync.a" -lOpenCL -o "$B/bench-launch" && "$B/bench-launch" "$OUT/base" \
+      "$B/build/libwgsync.a" -lOpenCL -o "$B/bench-launch" && timeout 120 "$B/bench-launch" "$OUT/base" \
       >> "$OUT/base/bench.log" 2>&1 || echo "BASE LAUNCH BENCH FAILED"
     for W2 in "$B/build/cli/wgsync" "$W"; do for dev in NVIDIA cuda; do
       for gt in 132x256 1056x256 4224x32 264x1024; do
@@ -135,8 +136,9 @@ $W barrier --json --rounds 5000 --local-size 256 --unchecked > "$R/barrier-ls256
 grep -h -E '"status"|us_per_barrier|"participants"' "$R"/barrier-*.json
 if [ -x build-gpu/bench/wgsync-bench-cuda ]; then
   mkdir -p "$R/cuda"
-  build-gpu/bench/wgsync-bench-cuda "$R/cuda"
-  build-gpu/bench/wgsync-bench-launch "$R/cuda"
+  timeout 300 build-gpu/bench/wgsync-bench-cuda "$R/cuda" || echo "BENCH FAILED OR TIMED OUT"
+  timeout 120 build-gpu/bench/wgsync-bench-launch "$R/cuda" || echo "LAUNCH BENCH FAILED OR TIMED OUT"
+  timeout 120 build-gpu/bench/wgsync-bench-shards "$R/cuda" || echo "SHARDS BENCH FAILED OR TIMED OUT"
   # the CLI on the CUDA device
   { $W devices | grep -A1 cuda:
     $W bound -n cuda --local-size 256 --timeout-ms 200 -q

@@ -6,6 +6,7 @@
  * OpenCL and CUDA.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -37,6 +38,25 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
   w[WGS_CFG_BARRIER] = cfg->barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
   w[WGS_CFG_ENOUGH] = enough;
   w[WGS_CFG_EPOCHS] = epochs ? 1u : 0u;
+  w[WGS_CFG_SHARDS] = wgs__barrier_shards();
+}
+
+/* The sharded counter barrier's shape (device/cuda/wgsync.cuh): WGSYNC_BARRIER_SHARDS="S,R"
+ * (1 to WGS_SHARDS_MAX each) overrides the default; "0" turns it off. Read on every launch, so a
+ * benchmark can compare shapes in one process. */
+uint32_t wgs__barrier_shards(void)
+{
+  uint32_t s = WGS_DEFAULT_SHARDS, r = WGS_DEFAULT_REPLICAS;
+  const char *e = getenv("WGSYNC_BARRIER_SHARDS");
+  if (e) {
+    unsigned a = 0, b = 0;
+    int n = sscanf(e, "%u,%u", &a, &b);
+    if (n >= 1 && a == 0)
+      return 0;
+    if (n == 2 && a >= 1 && a <= WGS_SHARDS_MAX && b >= 1 && b <= WGS_SHARDS_MAX)
+      s = a, r = b;
+  }
+  return s | r << 16;
 }
 
 double wgs__protocol_us(const uint32_t *t, uint32_t groups)

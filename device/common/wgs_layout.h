@@ -67,7 +67,11 @@
 #define WGS_W_GEN (8u * WGS_LINE_WORDS)          /* counter barrier: instances completed */
 #define WGS_W_SEEN (9u * WGS_LINE_WORDS)         /* groups that read the epoch (protocols other
                                                     than the lock-free one, whose count it is) */
-#define WGS_W_ARRAYS (10u * WGS_LINE_WORDS)      /* per-group arrays start here */
+#define WGS_W_SHARDS (10u * WGS_LINE_WORDS)      /* sharded counter barrier: arrival shard i on
+                                                    line 10 + i, published-instance replica r
+                                                    on line 10 + WGS_SHARDS_MAX + r */
+#define WGS_SHARDS_MAX 32u
+#define WGS_W_ARRAYS ((10u + 2u * WGS_SHARDS_MAX) * WGS_LINE_WORDS) /* per-group arrays */
 
 /* Config words (offsets from WGS_W_CONFIG). */
 #define WGS_CFG_VERSION 0u
@@ -87,7 +91,10 @@
                                  resets the state before each launch */
 #define WGS_CFG_HOST_LO 13u   /* CUDA: device address of a host-mapped mirror of the result words */
 #define WGS_CFG_HOST_HI 14u   /*   (WGS_MIRROR_*), or 0: the host reads the state instead */
-#define WGS_CFG_WORDS 15u
+#define WGS_CFG_SHARDS 15u    /* counter barrier above WGS_POLL_ARRIVALS_MAX groups: arrival
+                                 shards S (low 16 bits) and published replicas R (high 16); 0:
+                                 one arrival count and one published instance */
+#define WGS_CFG_WORDS 16u
 
 /* The host-mapped mirror (CUDA): written by the device beside the control words, so that a
  * synchronous launch needs no copy back unless an error was reported. */

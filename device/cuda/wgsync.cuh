@@ -143,7 +143,9 @@ struct wgs_env {
   unsigned *s = nullptr;   /* set by wgs_discover: a grid barrier can tell it came first */
   unsigned early_site = 0u; /* checked builds: line of a grid barrier that ran before wgs_discover */
   unsigned max_groups, group_id, num_groups, local_id, local_size, instance, participating;
-  unsigned barrier_kind;
+  unsigned barrier_kind; /* WGS_BARRIER_KIND_* in bits 0-7; the sharded counter barrier's
+                           log2 S in bits 8-11 and log2 R in 12-15 (0: not sharded), packed
+                           so that the environment takes no more registers */
   unsigned split_state; /* 0 idle, 1 arrived (checked builds use it to report misuse) */
   unsigned counted;     /* counter-based instances passed (full or split): the arrival target.
                            XF barriers do not add to the count, so mixing them is safe */
@@ -327,6 +329,25 @@ WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg, unsign
   return old;
 }
 
+/* The sharded counter barrier (below) for launches of more than WGS_POLL_ARRIVALS_MAX groups,
+ * when the host set a shape (powers of two: S, R <= WGS_SHARDS_MAX). An experiment, compiled
+ * only with -DWGS_SHARDED_BARRIER=1: its code took kernels from 32 to 36-39 registers (fewer
+ * groups resident per SM), whether or not a launch used it (bench/cuda/bench_shards.cu). */
+#ifndef WGS_SHARDED_BARRIER
+#define WGS_SHARDED_BARRIER 0
+#endif
+#ifndef WGS_POLL_ARRIVALS_MAX
+#define WGS_POLL_ARRIVALS_MAX 512u
+#endif
+WGS_DEV void wgs__choose_shards(wgs_env *env, const unsigned *g)
+{
+  if (!WGS_SHARDED_BARRIER)
+    return;
+  unsigned shards = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = shards & 0xffffu, R = shards >> 16;
+  if (S != 0u && R != 0u && env->num_groups > WGS_POLL_ARRIVALS_MAX)
+    env->barrier_kind |= (31u - __clz(S)) << 8 | (31u - __clz(R)) << 12;
+}
+
 /* First thing in the kernel, from every thread, outside any condition; 1-D grids and blocks.
  * Returns 1 when this block takes part (the same answer for the whole block).
  * The representative reads the launch epoch (device/common/wgs_layout.h) and leaves it for its
@@ -389,6 +410,7 @@ WGS_DEV int wgs__discover(unsigned *state, wgs_env *env, unsigned site)
     env->group_id = group;
     env->num_groups = launched;
     env->participating = launched <= mg;
+    wgs__choose_shards(env, g);
     return (int)env->participating;
   }
   unsigned id = group < mg ? wgs__ld_rlx(s + WGS_OFF_MAP(mg) + group) : WGS_NOT_PARTICIPATING;
@@ -400,6 +422,7 @@ WGS_DEV int wgs__discover(unsigned *state, wgs_env *env, unsigned site)
     env->num_groups = wgs__ld_rlx(s + WGS_OFF_FINAL(mg)) - 1u;
   else
     env->num_groups = wgs__ld_rlx(&s[WGS_W_COUNT]);
+  wgs__choose_shards(env, g);
   return (int)env->participating;
 }
 
@@ -578,12 +601,37 @@ WGS_DEV void wgs__red_rel(unsigned *p, unsigned v)
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
 WGS_DEV bool wgs__poll_arrivals(const wgs_env *env) { return env->num_groups <= WGS_POLL_ARRIVALS_MAX; }
+/*
+ * Counter barrier, large launches, sharded (when the host sets WGS_CFG_SHARDS): group g's
+ * arrival is a fire-and-forget red.release.gpu.add on shard g mod S (its own 128-byte line), so
+ * no line takes more than n/S arrivals. Participant 0 combines: relaxed polls of the S shards
+ * (independent loads, in flight together) until each holds its groups x (k+1), then one
+ * fence.acq_rel.gpu, then the instance k+1 stored relaxed on R replica lines; group g polls
+ * replica g mod R with acquire loads, so no line has more than n/R pollers.
+ * Ordering: the combiner's relaxed read of each shard's final value reads from the last RMW of
+ * that shard's release sequence, and "relaxed read; fence.acq_rel" is an acquire pattern: every
+ * arrival happens before the fence. "fence.acq_rel; relaxed write" is a release pattern: a
+ * waiter's acquire load of a replica synchronises with it, so every arrival happens before the
+ * waiter's return; its __syncthreads carries that to the block.
+ */
+WGS_DEV bool wgs__sharded(const wgs_env *env) { return WGS_SHARDED_BARRIER && (env->barrier_kind >> 8) != 0u; }
+WGS_DEV unsigned wgs__log2_shards(const wgs_env *env) { return (env->barrier_kind >> 8) & 15u; }
+WGS_DEV unsigned wgs__log2_replicas(const wgs_env *env) { return (env->barrier_kind >> 12) & 15u; }
+WGS_DEV unsigned *wgs__shard(const wgs_env *env, unsigned i) { return env->s + WGS_W_SHARDS + i * WGS_LINE_WORDS; }
+WGS_DEV unsigned *wgs__replica(const wgs_env *env, unsigned r)
+{
+  return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
+}
+WGS_DEV void wgs__fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 /* The representative's half of a counter instance: arrive, then (full barrier) wait. */
 WGS_DEV void wgs__counter_arrive(wgs_env *env)
 {
   if (wgs__poll_arrivals(env)) {
     wgs__mark_arrival(env);
     wgs__red_rel(&env->s[WGS_W_ARRIVE], 1u);
+  } else if (wgs__sharded(env)) {
+    wgs__mark_arrival(env);
+    wgs__red_rel(wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u)), 1u);
   } else {
     wgs__count_arrive(env);
   }
@@ -600,6 +648,35 @@ WGS_DEV bool wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
   }
   return why != 0;
 }
+/* The sharded wait. Loops kept rolled: unrolled, the combiner took the kernels it is in from
+ * 32 to 36 registers (7 groups of 256 resident per SM on sm_90, not 8). */
+WGS_DEV void wgs__sharded_wait(const wgs_env *env, wgs__spin *sp, unsigned site)
+{
+  unsigned want = env->counted + 1u, n = env->num_groups, ls = wgs__log2_shards(env);
+  unsigned S = 1u << ls;
+  if (env->group_id == 0u) { /* the combiner */
+    unsigned base = (n >> ls) * want, extra = n & (S - 1u);
+    for (;;) {
+      bool all = true;
+#pragma unroll 1
+      for (unsigned i = 0u; i < S; ++i)
+        if ((int)(wgs__ld_rlx(wgs__shard(env, i)) - (base + (i < extra ? want : 0u))) < 0)
+          all = false;
+      if (all || wgs__wait_gave_up(env, sp, site))
+        break;
+    }
+    wgs__fence_acq_rel();
+#pragma unroll 1
+    for (unsigned r = 0u; r < 1u << wgs__log2_replicas(env); ++r)
+      wgs__st_rlx(wgs__replica(env, r), want);
+  } else {
+    const unsigned *word =
+        wgs__replica(env, env->group_id & ((1u << wgs__log2_replicas(env)) - 1u));
+    while ((int)(wgs__ld_acq(word) - want) < 0)
+      if (wgs__wait_gave_up(env, sp, site))
+        break;
+  }
+}
 /* Waits for instance counted+1: the arrival count reaching n*(k+1) (small launches) or the
  * published instance reaching k+1; signed differences, so nothing is ever reset.
  * Small launches poll the arrival count with relaxed loads and make one acquire load of it once
@@ -612,7 +689,9 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
-  if (wgs__poll_arrivals(env)) {
+  if (wgs__sharded(env)) {
+    wgs__sharded_wait(env, &sp, site);
+  } else if (wgs__poll_arrivals(env)) {
     const unsigned *word = &env->s[WGS_W_ARRIVE];
     unsigned want = env->num_groups * (env->counted + 1u);
     while ((int)(wgs__ld_rlx(word) - want) < 0)
@@ -632,7 +711,7 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
 {
   if (wgs__outsider(env, site))
     return;
-  if (env->barrier_kind == WGS_BARRIER_KIND_XF) {
+  if ((env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF) {
     wgs__barrier_xf(env, site);
   } else {
     wgs__count_entry(env);

@@ -1,0 +1,196 @@
+/*
+ * The sharded counter barrier (device/cuda/wgsync.cuh, compiled in with WGS_SHARDED_BARRIER=1),
+ * side by side with the shipped counter barrier (shape "0") and cooperative groups' grid.sync()
+ * in one process: per-barrier latency for arrival shards S and published replicas R
+ * (WGSYNC_BARRIER_SHARDS="S,R"), and a message-passing check across every barrier (each thread
+ * reads a value another group wrote before the same barrier): crossings checked and stale reads
+ * per shape. Also the registers the kernels take with the sharded code in, which decide how many
+ * groups an SM holds. Writes shards.csv into the folder argv[1].
+ */
+#include <algorithm>
+#include <cooperative_groups.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <vector>
+
+#include "wgsync.cuh"
+#include "wgsync_cuda.h"
+
+namespace cg = cooperative_groups;
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
+      exit(1);                                                                               \
+    }                                                                                        \
+  } while (0)
+
+__global__ void lat_k(unsigned *wgs, unsigned iters, unsigned *sink)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    for (unsigned i = 0; i < iters; i++)
+      wgs_grid_barrier(&e);
+    if (e.local_id == 0 && e.group_id == 0)
+      sink[0] = e.instance;
+  }
+}
+__global__ void cg_k(unsigned iters, unsigned *sink)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = 0; i < iters; i++)
+    g.sync();
+  if (g.thread_rank() == 0)
+    sink[0] = iters;
+}
+/* Message passing across each barrier: write own slot, barrier, read another group's slot. */
+__global__ void mp_k(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *bad)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    unsigned n = wgs_get_num_groups(&e), N = n * e.local_size, gid = (unsigned)wgs_get_global_id(&e);
+    unsigned stale = 0;
+    for (unsigned r = 0; r < rounds; r++) {
+      unsigned *buf = data + (r & 1u) * N;
+      buf[gid] = r * 7919u + gid;
+      wgs_grid_barrier(&e);
+      unsigned src = (gid + (r % (n - 1u) + 1u) * e.local_size) % N;
+      if (buf[src] != r * 7919u + src)
+        stale++;
+    }
+    if (stale)
+      atomicAdd(bad, stale);
+  }
+}
+
+static double median(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+int main(int argc, char **argv)
+{
+  const char *out = argc > 1 ? argv[1] : ".";
+  struct stat sb;
+  if (stat(out, &sb) != 0 ? mkdir(out, 0777) != 0 : !S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "wgsync-bench-shards: cannot create the results folder '%s'\n", out);
+    return 2;
+  }
+  int ndev = 0;
+  wgs_cuda_device_count(&ndev);
+  if (!ndev) {
+    printf("no CUDA device: %s\n", wgs_last_error());
+    return 77;
+  }
+  wgs_device_info in;
+  wgs_cuda_device_info(0, &in);
+  char date[32];
+  time_t tt = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  cudaFuncAttributes fa_lat, fa_mp;
+  CK(cudaFuncGetAttributes(&fa_lat, lat_k));
+  CK(cudaFuncGetAttributes(&fa_mp, mp_k));
+  printf("wgsync sharded-barrier bench  %s\ndevice %s (%u SMs), %s; registers: latency kernel %d, "
+         "mp kernel %d (sharded code compiled in)\n", date, in.name, in.compute_units,
+         in.driver_version, fa_lat.numRegs, fa_mp.numRegs);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/shards.csv", out);
+  FILE *f = fopen(path, "w");
+  if (!f)
+    return 2;
+  fprintf(f, "# %s, %s, %s; registers: latency kernel %d, mp kernel %d\n", date, in.name,
+          in.driver_version, fa_lat.numRegs, fa_mp.numRegs);
+  fprintf(f, "what,shape,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat,mp_crossings,mp_stale\n");
+  const unsigned K = 2000, R = 7, MPR = 2000;
+  unsigned *sink, *bad, *data;
+  CK(cudaMalloc(&sink, 64));
+  CK(cudaMalloc(&bad, 4));
+  CK(cudaMalloc(&data, 2 * 4224 * 256 * sizeof(unsigned)));
+  const unsigned settings[][2] = {{528, 256}, {1056, 256}, {2112, 128}, {4224, 32}};
+  const char *shapes[] = {"0", "8,8", "16,16", "32,32", "16,32", "32,16", "8,32", "32,8"};
+  for (auto &s : settings) {
+    unsigned G = s[0], T = s[1];
+    int per = 0, per_mp = 0;
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, lat_k, T, 0));
+    CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_mp, mp_k, T, 0));
+    std::vector<double> v;
+    void *cargs[2] = {(void *)&K, (void *)&sink};
+    for (unsigned r = 0; r <= R; r++) {
+      cudaEvent_t a, b;
+      cudaEventCreate(&a), cudaEventCreate(&b);
+      cudaEventRecord(a);
+      cudaError_t ce = cudaLaunchCooperativeKernel((const void *)cg_k, dim3(G), dim3(T), cargs, 0, 0);
+      cudaEventRecord(b);
+      cudaEventSynchronize(b);
+      float ms = 0;
+      cudaEventElapsedTime(&ms, a, b);
+      if (ce != cudaSuccess) {
+        cudaGetLastError();
+        break;
+      }
+      if (r)
+        v.push_back(ms * 1e3 / K);
+    }
+    if (v.size() == R) {
+      fprintf(f, "cooperative groups grid.sync(),-,%u,%u,%.4f,%.4f,%.4f,%u,%u,,\n", G, T, median(v),
+              *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), R, K);
+      printf("%-34s %-6s %5ux%-4u %8.3f us\n", "grid.sync()", "-", G, T, median(v));
+    }
+    if ((unsigned)per * in.compute_units < G || (unsigned)per_mp * in.compute_units < G) {
+      printf("%ux%u: the sharded kernels hold %d (latency) / %d (mp) groups per SM: %u x %u not "
+             "resident, skipped\n", G, T, per, per_mp, G, T);
+      fprintf(f, "# %ux%u skipped: %d / %d groups per SM with the sharded code in\n", G, T, per, per_mp);
+      continue;
+    }
+    wgs_cuda_state_t *st;
+    if (wgs_cuda_state_create(0, G, &st) != WGS_OK)
+      return 1;
+    for (const char *shape : shapes) {
+      setenv("WGSYNC_BARRIER_SHARDS", shape, 1);
+      wgs_launch_config c;
+      wgs_launch_config_init(&c);
+      c.local_size = T;
+      c.groups = G;
+      c.discovery = WGS_DISCOVERY_FIXED;
+      c.barrier = WGS_BARRIER_COUNTER;
+      c.time_kernel = 1;
+      v.clear();
+      int rc = WGS_OK;
+      for (unsigned r = 0; r <= R && rc == WGS_OK; r++) {
+        void *args[3] = {NULL, (void *)&K, (void *)&sink};
+        wgs_launch_result res;
+        rc = wgs_cuda_launch(st, (const void *)lat_k, args, 3, 0, 0, &c, &res);
+        if (r && rc == WGS_OK)
+          v.push_back(res.kernel_us / K);
+      }
+      unsigned nbad = 0;
+      if (rc == WGS_OK) {
+        CK(cudaMemset(bad, 0, 4));
+        unsigned rounds = MPR;
+        void *args[4] = {NULL, (void *)&data, (void *)&rounds, (void *)&bad};
+        c.time_kernel = 0;
+        rc = wgs_cuda_launch(st, (const void *)mp_k, args, 4, 0, 0, &c, NULL);
+        CK(cudaMemcpy(&nbad, bad, 4, cudaMemcpyDeviceToHost));
+      }
+      if (rc != WGS_OK) {
+        printf("%s at %ux%u: %s\n", shape, G, T, wgs_last_error());
+        continue;
+      }
+      unsigned long long crossings = (unsigned long long)MPR * G * T;
+      fprintf(f, "wgsync counter,\"%s\",%u,%u,%.4f,%.4f,%.4f,%u,%u,%llu,%u\n", shape, G, T, median(v),
+              *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), R, K,
+              crossings, nbad);
+      printf("%-34s %-6s %5ux%-4u %8.3f us   mp: %llu reads, %u stale\n", "wgsync counter, S,R =", shape,
+             G, T, median(v), crossings, nbad);
+    }
+    unsetenv("WGSYNC_BARRIER_SHARDS");
+    wgs_cuda_state_release(st);
+  }
+  fclose(f);
+  return 0;
+}
