@@ -5,7 +5,8 @@
  * (WGSYNC_BARRIER_SHARDS="S,R"), and a message-passing check across every barrier (each thread
  * reads a value another group wrote before the same barrier): crossings checked and stale reads
  * per shape. Also the registers the kernels take with the sharded code in, which decide how many
- * groups an SM holds. Writes shards.csv into the folder argv[1].
+ * groups an SM holds; both kernels are capped at 32 (__launch_bounds__(256, 8): 2048 threads per
+ * SM) so that every shape measured is resident. Writes shards.csv into the folder argv[1].
  */
 #include <algorithm>
 #include <cooperative_groups.h>
@@ -29,7 +30,7 @@ namespace cg = cooperative_groups;
     }                                                                                        \
   } while (0)
 
-__global__ void lat_k(unsigned *wgs, unsigned iters, unsigned *sink)
+__global__ void __launch_bounds__(256, 8) lat_k(unsigned *wgs, unsigned iters, unsigned *sink)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {
@@ -48,7 +49,7 @@ __global__ void cg_k(unsigned iters, unsigned *sink)
     sink[0] = iters;
 }
 /* Message passing across each barrier: write own slot, barrier, read another group's slot. */
-__global__ void mp_k(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *bad)
+__global__ void __launch_bounds__(256, 8) mp_k(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *bad)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {

@@ -622,7 +622,6 @@ WGS_DEV unsigned *wgs__replica(const wgs_env *env, unsigned r)
 {
   return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
 }
-WGS_DEV void wgs__fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 /* The representative's half of a counter instance: arrive, then (full barrier) wait. */
 WGS_DEV void wgs__counter_arrive(wgs_env *env)
 {
@@ -636,8 +635,6 @@ WGS_DEV void wgs__counter_arrive(wgs_env *env)
     wgs__count_arrive(env);
   }
 }
-/* Waits for instance counted+1: the arrival count reaching n*(k+1) (small launches) or the
- * published instance reaching k+1; signed differences, so nothing is ever reset. */
 /* One step of a bounded spin: true when the wait must end (timed out: reported; aborted). */
 WGS_DEV bool wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
 {
@@ -648,32 +645,37 @@ WGS_DEV bool wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
   }
   return why != 0;
 }
-/* The sharded wait. Loops kept rolled: unrolled, the combiner took the kernels it is in from
- * 32 to 36 registers (7 groups of 256 resident per SM on sm_90, not 8). */
-WGS_DEV void wgs__sharded_wait(const wgs_env *env, wgs__spin *sp, unsigned site)
+/* The sharded wait, run by every thread of a participating block (the others return at once):
+ * in participant 0, lane i < S of warp 0 polls shard i (relaxed, then one acquire load of the
+ * value that satisfied it), __syncwarp joins the lanes, and lane r < R publishes replica r with a
+ * release store; in the others, thread 0 polls its replica with acquire loads. The release of
+ * lane r is cumulative over what lanes j acquired before the __syncwarp (CTA-scope ordering), so
+ * a waiter that reads replica r synchronises with every arrival. */
+WGS_DEV void wgs__sharded_wait(const wgs_env *env, unsigned site)
 {
-  unsigned want = env->counted + 1u, n = env->num_groups, ls = wgs__log2_shards(env);
-  unsigned S = 1u << ls;
-  if (env->group_id == 0u) { /* the combiner */
-    unsigned base = (n >> ls) * want, extra = n & (S - 1u);
-    for (;;) {
-      bool all = true;
-#pragma unroll 1
-      for (unsigned i = 0u; i < S; ++i)
-        if ((int)(wgs__ld_rlx(wgs__shard(env, i)) - (base + (i < extra ? want : 0u))) < 0)
-          all = false;
-      if (all || wgs__wait_gave_up(env, sp, site))
-        break;
+  unsigned want = env->counted + 1u, lane = threadIdx.x;
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  if (env->group_id == 0u) {
+    if (lane >= 32u)
+      return;
+    unsigned ls = wgs__log2_shards(env), n = env->num_groups;
+    if (lane < (1u << ls)) {
+      unsigned target = (n >> ls) * want + (lane < (n & ((1u << ls) - 1u)) ? want : 0u);
+      const unsigned *word = wgs__shard(env, lane);
+      while ((int)(wgs__ld_rlx(word) - target) < 0)
+        if (wgs__wait_gave_up(env, &sp, site))
+          break;
+      (void)wgs__ld_acq(word);
     }
-    wgs__fence_acq_rel();
-#pragma unroll 1
-    for (unsigned r = 0u; r < 1u << wgs__log2_replicas(env); ++r)
-      wgs__st_rlx(wgs__replica(env, r), want);
-  } else {
+    __syncwarp();
+    if (lane < (1u << wgs__log2_replicas(env)))
+      wgs__st_rel(wgs__replica(env, lane), want);
+  } else if (lane == 0u) {
     const unsigned *word =
         wgs__replica(env, env->group_id & ((1u << wgs__log2_replicas(env)) - 1u));
     while ((int)(wgs__ld_acq(word) - want) < 0)
-      if (wgs__wait_gave_up(env, sp, site))
+      if (wgs__wait_gave_up(env, &sp, site))
         break;
   }
 }
@@ -689,9 +691,7 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
-  if (wgs__sharded(env)) {
-    wgs__sharded_wait(env, &sp, site);
-  } else if (wgs__poll_arrivals(env)) {
+  if (wgs__poll_arrivals(env)) {
     const unsigned *word = &env->s[WGS_W_ARRIVE];
     unsigned want = env->num_groups * (env->counted + 1u);
     while ((int)(wgs__ld_rlx(word) - want) < 0)
@@ -716,11 +716,15 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
   } else {
     wgs__count_entry(env);
     __syncthreads(); /* every thread's writes before the representative's release add */
+    bool sharded = wgs__sharded(env);
     if (env->local_id == 0u && env->participating) {
       wgs__check_entry(env, site);
       wgs__counter_arrive(env);
-      wgs__counter_wait(env, site);
+      if (!sharded)
+        wgs__counter_wait(env, site);
     }
+    if (sharded && env->participating)
+      wgs__sharded_wait(env, site);
     __syncthreads(); /* the representative's acquire, carried to the block */
     env->counted++;
   }
@@ -770,6 +774,8 @@ WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
 #endif
   if (env->split_state != 1u)
     wgs__misuse(env, site); /* waited without arriving */
+  else if (wgs__sharded(env) && env->participating)
+    wgs__sharded_wait(env, site);
   else if (env->local_id == 0u && env->participating)
     wgs__counter_wait(env, site);
   __syncthreads();
