@@ -579,6 +579,28 @@ static int case_interop(void)
     cl_uint got[4];
     CHECK_EQ(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), CL_SUCCESS);
     CHECK_EQ(got[0], r.participants);
+    /* asynchronous: the second launch waits for a user event, the third for the second's
+     * event; nothing runs before the user event is set */
+    cl_event gate = clCreateUserEvent(ctx, &err), ev2 = NULL, ev3 = NULL;
+    CHECK_EQ(err, CL_SUCCESS);
+    CHECK_OK(wgs_launch_opencl_async(st, k, &cfg, 1, &gate, &ev2));
+    CHECK_OK(wgs_launch_opencl_async(st, k, &cfg, 1, &ev2, &ev3));
+    CHECK_STATUS(wgs_launch_opencl_async(st, k, &cfg, 1, NULL, NULL), WGS_EINVAL);
+    cl_int status = CL_QUEUED;
+    CHECK_EQ(clGetEventInfo(ev3, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL),
+             CL_SUCCESS);
+    CHECK(status != CL_COMPLETE);
+    CHECK_EQ(clSetUserEventStatus(gate, CL_COMPLETE), CL_SUCCESS);
+    CHECK_EQ(clWaitForEvents(1, &ev3), CL_SUCCESS);
+    wgs_launch_result r2;
+    CHECK_OK(wgs_state_result(st, &r2));
+    CHECK_EQ(clEnqueueReadBuffer(q, out, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL), CL_SUCCESS);
+    printf("two asynchronous launches after a user event: %u participants counted, the last "
+           "launch reports %u\n", got[0] - r.participants, r2.participants);
+    CHECK(got[0] - r.participants >= r2.participants + 1);
+    clReleaseEvent(gate);
+    clReleaseEvent(ev2);
+    clReleaseEvent(ev3);
     clReleaseKernel(k);
     clReleaseProgram(prog);
   }
