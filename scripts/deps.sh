@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what wgsync needs on Debian/Ubuntu when it is missing: a C compiler, CMake, the Khronos
-# ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests) and SPIN (the
-# model checks). Sourced by setup.sh and test.sh.
+# ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), SPIN (the
+# model checks) and clang (libFuzzer, tests/fuzz). Sourced by setup.sh and test.sh.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -10,6 +10,7 @@ ls /usr/lib/*/libOpenCL.so >/dev/null 2>&1 || need+=(ocl-icd-opencl-dev)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 command -v spirv-as >/dev/null 2>&1 || need+=(spirv-tools) # the SPIR-V tests assemble modules
 command -v spin >/dev/null 2>&1 || need+=(spin)               # the model checks (tests/model)
+command -v clang >/dev/null 2>&1 || need+=(clang)             # libFuzzer (tests/fuzz)
 if [ ${#need[@]} -gt 0 ]; then
   echo "wgsync: installing ${need[*]}"
   sudo=""

@@ -188,6 +188,18 @@ static int reader_close(reader *r, int rc, char *err, size_t errlen)
   return rc;
 }
 
+/* A reader's last step: an error found only at the close (a NUL byte, a read error) still
+ * fails the read, and the graph built before it is freed, not left to a caller that frees
+ * only on success (found by tests/fuzz). */
+static int reader_finish(reader *r, int rc, app_graph *g, char *err, size_t errlen)
+{
+  int had = rc;
+  rc = reader_close(r, rc, err, errlen);
+  if (rc && !had)
+    app_graph_free(g);
+  return rc;
+}
+
 /* Parses an unsigned decimal at *p (skipping blanks); 0 on success, advancing *p. */
 static int scan_u64(char **p, uint64_t *v)
 {
@@ -287,7 +299,7 @@ int app_graph_read_dimacs(const char *path, app_graph *g, char *err, size_t errl
   if (!rc)
     rc = app_csr_from_edges((uint32_t)n, &e, g, err, errlen);
   app_edges_free(&e);
-  return reader_close(&r, rc, err, errlen);
+  return reader_finish(&r, rc, g, err, errlen);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -444,7 +456,7 @@ int app_graph_read_metis(const char *path, uint32_t max_weight, app_graph *g, ch
     g->symmetric = 1; /* METIS graphs are undirected */
 out:
   app_edges_free(&e);
-  return reader_close(&r, rc, err, errlen);
+  return reader_finish(&r, rc, g, err, errlen);
 }
 
 /* ---- MatrixMarket: "%%MatrixMarket matrix coordinate FIELD SYMMETRY", "R C NNZ", "I J [V]" -- */
@@ -569,7 +581,7 @@ int app_graph_read_mtx(const char *path, uint32_t max_weight, app_graph *g, char
     g->symmetric = symmetric;
 out:
   app_edges_free(&e);
-  return reader_close(&r, rc, err, errlen);
+  return reader_finish(&r, rc, g, err, errlen);
 }
 
 static const char *base_name(const char *path)

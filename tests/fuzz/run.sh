@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Coverage-guided fuzzing of one target (graph: the graph readers; spirv: the SPIR-V validator
+# and lowerer) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for
+# FUZZ_SECONDS (default 20) from the seeds in tests/fuzz/seeds, after replaying every input in
+# tests/fuzz/crashes/TARGET (inputs that once failed: regression tests). A failure leaves the
+# input in the work folder, named crash-* or timeout-*: copy it into crashes/TARGET with the fix.
+# Exits 77 (skipped) where clang has no libFuzzer. Usage: run.sh TARGET [work dir]
+set -uo pipefail
+target=${1:?usage: run.sh graph|spirv [work dir]}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${2:-$(mktemp -d)}
+secs=${FUZZ_SECONDS:-20}
+mkdir -p "$work/corpus-$target" || exit 2
+cc=""
+for c in clang clang-16 clang-15 clang-14; do
+  if command -v $c >/dev/null && echo 'int LLVMFuzzerTestOneInput(const char *d, long n) { return 0; }' |
+    $c -x c -fsanitize=fuzzer - -o "$work/probe" 2>/dev/null; then cc=$c; break; fi
+done
+[ -n "$cc" ] || { echo "SKIP: no clang with libFuzzer"; exit 77; }
+flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+       -I"$root/include" -I"$root/src" -I"$root/device/common" -I"$root/apps/graph")
+case $target in
+  graph)
+    srcs=("$root/tests/fuzz/fuzz_graph.c" "$root/apps/graph/graph_io.c" "$root/apps/graph/graph_gen.c" "$root/src/status.c")
+    for f in tiny.gr tiny.graph tiny.mtx; do
+      case $f in *.gr) b='\x00';; *.graph) b='\x01';; *) b='\x02';; esac
+      { printf "$b"; cat "$root/tests/fuzz/seeds/$f"; } > "$work/corpus-$target/seed-$f"
+    done ;;
+  spirv)
+    srcs=("$root/tests/fuzz/fuzz_spirv.c" "$root/src/spirv/spirv.c" "$root/src/status.c")
+    if command -v spirv-as >/dev/null; then
+      spirv-as --target-env spv1.0 "$root/tests/fuzz/seeds/split.spvasm" -o "$work/corpus-$target/seed-split.spv"
+    fi ;;
+  *) echo "unknown target '$target' (graph or spirv)"; exit 2 ;;
+esac
+$cc "${flags[@]}" "${srcs[@]}" -lm -o "$work/fuzz_$target" || { echo "FAIL: the fuzzer did not build"; exit 1; }
+crashes=("$root/tests/fuzz/crashes/$target"/*)
+if [ -e "${crashes[0]}" ]; then
+  echo "replaying ${#crashes[@]} saved input(s)"
+  "$work/fuzz_$target" "${crashes[@]}" 2>&1 | tail -3 || { echo "FAIL: a saved input fails again"; exit 1; }
+fi
+"$work/fuzz_$target" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  -artifact_prefix="$work/" "$work/corpus-$target" > "$work/fuzz.log" 2>&1
+rc=$?
+grep -E "stat::number_of_executed_units|stat::new_units_added|cov:" "$work/fuzz.log" | tail -3
+if [ $rc -ne 0 ]; then
+  grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$work/fuzz.log" | head -10
+  echo "FAIL: fuzzing $target found an input that fails (kept in $work)"
+  exit 1
+fi
+echo "PASS: $target fuzzed for ${secs}s"
