@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cooperative_groups.h>
 
 #include "check.h"
 #include "wgsync.cuh"
@@ -458,6 +462,133 @@ static int case_epochs(void)
   return 0;
 }
 
+/* Another kernel holds part of the GPU (seed 003's case for discovery; what users of hand-sized
+ * persistent kernels report as deadlocks): `hog` blocks spin on another stream until the host
+ * says stop, or for at most max_ns (so nothing here can hang). */
+__global__ void hog(volatile unsigned *started, volatile unsigned *stop, unsigned long long max_ns)
+{
+  if (threadIdx.x != 0)
+    return;
+  atomicAdd((unsigned *)started, 1u);
+  unsigned long long t0 = wgs__timer_ns();
+  while (*stop == 0u && wgs__timer_ns() - t0 < max_ns) {
+  }
+}
+/* Message passing across each barrier: write own slot, barrier, read another group's slot. */
+__global__ void mp_busy(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *bad)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    unsigned n = wgs_get_num_groups(&e), N = n * e.local_size, gid = (unsigned)wgs_get_global_id(&e);
+    for (unsigned r = 0; r < rounds; r++) {
+      unsigned *buf = data + (r & 1u) * N;
+      buf[gid] = r * 7919u + gid;
+      wgs_grid_barrier(&e);
+      unsigned src = n > 1u ? (gid + (r % (n - 1u) + 1u) * e.local_size) % N : gid;
+      if (buf[src] != r * 7919u + src)
+        atomicAdd(bad, 1u);
+    }
+  }
+}
+__global__ void cg_busy(unsigned rounds, unsigned *sink)
+{
+  cooperative_groups::grid_group g = cooperative_groups::this_grid();
+  for (unsigned r = 0; r < rounds; r++)
+    g.sync();
+  if (g.thread_rank() == 0)
+    sink[0] = rounds;
+}
+static double ms_now(void)
+{
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+/* With half of every SM's block slots taken by another kernel: wgsync's discovery runs with the
+ * groups that fit and passes the message-passing check; a launch sized by the occupancy API
+ * (the fixed form) is reported as a deadlock by the checked build, not hung; a cooperative
+ * launch of that size waits for the other kernel (reported, with how long). */
+static int case_busy(void)
+{
+  const unsigned T = 256, rounds = 500;
+  int sms = 0, per = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, mp_busy, T, 0) == cudaSuccess);
+  unsigned full = (unsigned)(per * sms), hog_blocks = (unsigned)(sms * (per / 2));
+  unsigned launched = wgs_cuda_default_groups(0, T);
+  printf("occupancy API: %d blocks of %u per SM, %u in all; the other kernel takes %u\n", per, T,
+         full, hog_blocks);
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, launched, &st));
+  unsigned *data, *bad, *sink, *flags;
+  CHECK(cudaMalloc(&data, 2 * (size_t)launched * T * sizeof(unsigned)) == cudaSuccess);
+  CHECK(cudaMalloc(&bad, 4) == cudaSuccess && cudaMalloc(&sink, 4) == cudaSuccess);
+  CHECK(cudaHostAlloc(&flags, 2 * sizeof(unsigned), cudaHostAllocMapped) == cudaSuccess);
+  unsigned *flags_dev;
+  CHECK(cudaHostGetDevicePointer(&flags_dev, flags, 0) == cudaSuccess);
+  cudaStream_t other, mine;
+  CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking) == cudaSuccess);
+  CHECK(cudaStreamCreateWithFlags(&mine, cudaStreamNonBlocking) == cudaSuccess);
+  volatile unsigned *started = flags, *stop = flags + 1;
+  for (int form = 0; form < 3; form++) {
+    *started = 0;
+    *stop = 0;
+    CHECK(cudaMemset(bad, 0, 4) == cudaSuccess);
+    hog<<<hog_blocks, T, 0, other>>>(flags_dev, flags_dev + 1, 5000000000ull);
+    CHECK(cudaGetLastError() == cudaSuccess);
+    double t0 = ms_now();
+    while (*started < hog_blocks && ms_now() - t0 < 5000) {
+    }
+    CHECK_MSG(*started == hog_blocks, "the other kernel started %u of %u blocks", *started, hog_blocks);
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = T;
+    cfg.timeout_ms = 200;
+    unsigned r = rounds;
+    void *args[4] = {NULL, &data, &r, &bad};
+    wgs_launch_result res;
+    if (form == 0) { /* wgsync: discovery */
+      cfg.groups = launched;
+      int rc = wgs_cuda_launch(st, (const void *)mp_busy, args, 4, 0, mine, &cfg, &res);
+      unsigned nbad = 0;
+      cudaMemcpy(&nbad, bad, 4, cudaMemcpyDeviceToHost);
+      printf("discovery beside the other kernel: %s, %u participants of %u launched (%u on an "
+             "empty GPU), %u stale reads in %u rounds\n", wgs_status_name(rc), res.participants,
+             launched, full, nbad, rounds);
+      CHECK_OK(rc);
+      CHECK(res.participants >= 1 && res.participants < full);
+      CHECK_EQ(nbad, 0);
+    } else if (form == 1) { /* fixed: the occupancy API's count, as a hand-sized kernel would */
+      cfg.groups = full;
+      cfg.discovery = WGS_DISCOVERY_FIXED;
+      int rc = wgs_cuda_launch(st, (const void *)mp_busy, args, 4, 0, mine, &cfg, &res);
+      printf("fixed %u groups beside the other kernel: %s: %s\n", full, wgs_status_name(rc),
+             rc ? wgs_last_error() : "");
+      CHECK_EQ(rc, WGS_EDEADLOCK);
+    } else { /* grid.sync() with a cooperative launch of the same size */
+      void *cargs[2] = {&r, &sink};
+      double c0 = ms_now();
+      cudaError_t ce = cudaLaunchCooperativeKernel((const void *)cg_busy, dim3(full), dim3(T), cargs, 0, mine);
+      usleep(100000);
+      cudaError_t q = cudaStreamQuery(mine);
+      printf("cooperative launch of %u blocks beside the other kernel: %s; after 100 ms: %s\n",
+             full, cudaGetErrorName(ce), q == cudaSuccess ? "done" : cudaGetErrorName(q));
+      *stop = 1;
+      cudaError_t se = cudaStreamSynchronize(mine);
+      printf("  it completed %.1f ms after it was launched, once the other kernel stopped (%s)\n",
+             ms_now() - c0, cudaGetErrorName(se));
+    }
+    *stop = 1;
+    CHECK(cudaStreamSynchronize(other) == cudaSuccess);
+  }
+  cudaStreamDestroy(other);
+  cudaStreamDestroy(mine);
+  cudaFreeHost(flags);
+  cudaFree(data), cudaFree(bad), cudaFree(sink);
+  wgs_cuda_state_release(st);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2)
@@ -475,6 +606,7 @@ int main(int argc, char **argv)
   if (!strcmp(c, "bad_input")) return case_bad_input();
   if (!strcmp(c, "misuse")) return case_misuse();
   if (!strcmp(c, "epochs")) return case_epochs();
+  if (!strcmp(c, "busy")) return case_busy();
   fprintf(stderr, "unknown case %s\n", c);
   return 2;
 }
