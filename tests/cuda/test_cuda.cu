@@ -504,7 +504,7 @@ static double ms_now(void)
   clock_gettime(CLOCK_MONOTONIC, &t);
   return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
-/* With half of every SM's block slots taken by another kernel: wgsync's discovery runs with the
+/* With most of every SM's threads taken by another kernel: wgsync's discovery runs with the
  * groups that fit and passes the message-passing check; a launch sized by the occupancy API
  * (the fixed form) is reported as a deadlock by the checked build, not hung; a cooperative
  * launch of that size waits for the other kernel (reported, with how long). */
@@ -514,7 +514,12 @@ static int case_busy(void)
   int sms = 0, per = 0;
   CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
   CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, mp_busy, T, 0) == cudaSuccess);
-  unsigned full = (unsigned)(per * sms), hog_blocks = (unsigned)(sms * (per / 2));
+  int tps = 0;
+  CHECK(cudaDeviceGetAttribute(&tps, cudaDevAttrMaxThreadsPerMultiProcessor, 0) == cudaSuccess);
+  /* the other kernel takes all of each SM's threads but room for half as many of our blocks as
+   * fit on an empty SM (at least one): registers alone may have limited us (H100: 5 of 8) */
+  unsigned keep = per / 2 > 0 ? (unsigned)per / 2 : 1u;
+  unsigned full = (unsigned)(per * sms), hog_blocks = (unsigned)sms * ((unsigned)tps / T - keep);
   unsigned launched = wgs_cuda_default_groups(0, T);
   printf("occupancy API: %d blocks of %u per SM, %u in all; the other kernel takes %u\n", per, T,
          full, hog_blocks);
