@@ -467,12 +467,13 @@ static int case_epochs(void)
  * says stop, or for at most max_ns (so nothing here can hang). */
 __global__ void hog(volatile unsigned *started, volatile unsigned *stop, unsigned long long max_ns)
 {
-  if (threadIdx.x != 0)
-    return;
-  atomicAdd((unsigned *)started, 1u);
-  unsigned long long t0 = wgs__timer_ns();
-  while (*stop == 0u && wgs__timer_ns() - t0 < max_ns) {
+  if (threadIdx.x == 0) { /* the other warps wait at the barrier: the whole block stays */
+    atomicAdd((unsigned *)started, 1u);
+    unsigned long long t0 = wgs__timer_ns();
+    while (*stop == 0u && wgs__timer_ns() - t0 < max_ns) {
+    }
   }
+  __syncthreads();
 }
 /* Message passing across each barrier: write own slot, barrier, read another group's slot. */
 __global__ void mp_busy(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *bad)
