@@ -182,6 +182,12 @@ extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_s
     e = cudaDeviceGetAttribute(&st->max_threads, cudaDevAttrMaxThreadsPerBlock, device);
   if (e == cudaSuccess)
     e = cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, device);
+  /* Load wgsync's config kernel now: with CUDA's lazy module loading (the default since 11.7),
+   * its first launch would load it, and a load waits for the kernels running on the device, so
+   * a launch beside another long kernel would wait for that kernel to end (seen on the H100). */
+  cudaFuncAttributes fa;
+  if (e == cudaSuccess)
+    e = cudaFuncGetAttributes(&fa, wgs__set_config);
   if (e == cudaSuccess)
     e = cudaEventCreate(&st->e0);
   if (e == cudaSuccess)

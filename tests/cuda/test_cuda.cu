@@ -526,6 +526,10 @@ static int case_busy(void)
          full, hog_blocks);
   wgs_cuda_state_t *st;
   CHECK_OK(wgs_cuda_state_create(0, launched, &st));
+  /* Load the kernels before the other one runs: under lazy loading (CUDA's default) a kernel's
+   * first launch loads it, and the load waits for the running kernels to end. */
+  cudaFuncAttributes fa;
+  CHECK(cudaFuncGetAttributes(&fa, mp_busy) == cudaSuccess && cudaFuncGetAttributes(&fa, cg_busy) == cudaSuccess);
   unsigned *data, *bad, *sink, *flags;
   CHECK(cudaMalloc(&data, 2 * (size_t)launched * T * sizeof(unsigned)) == cudaSuccess);
   CHECK(cudaMalloc(&bad, 4) == cudaSuccess && cudaMalloc(&sink, 4) == cudaSuccess);
