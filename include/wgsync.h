@@ -20,7 +20,14 @@
 extern "C" {
 #endif
 
-#define WGS_VERSION_STRING "0.1.0"
+/* The version, written once: CMake reads these three lines for project(VERSION). */
+#define WGS_VERSION_MAJOR 0
+#define WGS_VERSION_MINOR 1
+#define WGS_VERSION_PATCH 0
+#define WGS__STR2(x) #x
+#define WGS__STR(x) WGS__STR2(x)
+#define WGS_VERSION_STRING                                                                   \
+  WGS__STR(WGS_VERSION_MAJOR) "." WGS__STR(WGS_VERSION_MINOR) "." WGS__STR(WGS_VERSION_PATCH)
 
 /* XX(name, value, message) */
 #define WGS_STATUS_MAP(XX)                                                                   \

@@ -36,6 +36,26 @@ static inline uint64_t wgs__saturate_u64(double v)
 {
   return !(v > 0) ? 0 : v >= 18446744073709551615.0 ? UINT64_MAX : (uint64_t)v;
 }
+/* Defaults, resolved here once ("zero means default") for every backend. */
+#define WGS__DEFAULT_LOCAL_SIZE 256u        /* work-items per group when a config gives 0 */
+#define WGS__DEFAULT_TIMEOUT_MS 500.0       /* a checked spin's bound, devices with a clock */
+#define WGS__DEFAULT_TIMEOUT_NOCLOCK_MS 1500.0 /* ... and without one (calibrated iterations) */
+static inline size_t wgs__local_size_or_default(size_t local)
+{
+  return local ? local : WGS__DEFAULT_LOCAL_SIZE;
+}
+/* Close wait on CPUs. Worker threads wake tens of µs to a scheduler slice late. Measured on
+ * PoCL 3.1, 2 cores, ticket lock, 4x over-provisioned, 6 runs each: no wait finds 1 group at 1-4
+ * threads; 5 ms finds all at 1-2 threads but 3-4 of 4 at 4 threads; 20 ms finds all at 1-4. */
+#ifndef WGS__CPU_CLOSE_WAIT_US
+#define WGS__CPU_CLOSE_WAIT_US 20000.0
+#endif
+/* GPUs: blocks start a few µs apart and the ticket lock hands over in about 0.7 µs (H100,
+ * NVIDIA OpenCL: 2112 groups through the lock in 1.5 ms); 10 µs of quiet means launching is over. */
+#ifndef WGS__GPU_CLOSE_WAIT_US
+#define WGS__GPU_CLOSE_WAIT_US 10.0
+#endif
+
 /* The most §5.4 delay rounds a launch accepts: each hands the discovery mutex over once (a few
  * us on a GPU; on PoCL 10^5 rounds already took minutes at 8 threads). */
 #define WGS__MAX_DELAY 1000000u

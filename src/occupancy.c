@@ -208,7 +208,7 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   wgs_kernel_t *k = NULL;
   wgs_state_t *st = NULL;
   wgs_buffer_t *data = NULL, *report = NULL;
-  size_t local = cfg->local_size ? cfg->local_size : 256;
+  size_t local = wgs__local_size_or_default(cfg->local_size);
   if (local > dev->info.max_work_group_size)
     local = cfg->local_size ? local : dev->info.max_work_group_size;
   uint32_t groups = cfg->groups ? cfg->groups : wgs_default_groups(dev, local);
@@ -283,7 +283,7 @@ int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_la
     lc.groups = groups;
     lc.discovery = WGS_DISCOVERY_FIXED;
     lc.barrier = cfg->barrier;
-    lc.timeout_ms = 500;
+    lc.timeout_ms = WGS__DEFAULT_TIMEOUT_MS;
     lc.time_kernel = 1;
     /* checked: one probe run; unchecked: a warm-up, then the timed repeats */
     for (uint32_t r = 0; r < (checked ? 1 : repeats + 1) && rc == WGS_OK; r++) {

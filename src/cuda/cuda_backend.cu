@@ -225,8 +225,7 @@ extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
     cudaGetLastError();
     return 0;
   }
-  if (local_size == 0)
-    local_size = 256;
+  local_size = wgs__local_size_or_default(local_size);
   size_t per = 2048 / local_size;
   per = per < 1 ? 1 : per > 32 ? 32 : per;
   return (uint32_t)(sms * per);
@@ -254,7 +253,7 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
   rc = use_device(st->device);
   if (rc != WGS_OK)
     return rc;
-  size_t local = cfg.local_size ? cfg.local_size : 256;
+  size_t local = wgs__local_size_or_default(cfg.local_size);
   if (local > (size_t)st->max_threads)
     return wgs__fail(WGS_ELIMIT, "local size %zu exceeds the device maximum of %d threads per "
                                  "block", local, st->max_threads);
@@ -271,8 +270,8 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
                      groups, st->max_groups);
 
   uint32_t mode = wgs__mode_word(cfg.discovery);
-  double timeout_ms = cfg.timeout_ms > 0 ? cfg.timeout_ms : 500.0;
-  double wait_us = cfg.close_wait_us < 0 ? 10.0 : cfg.close_wait_us;
+  double timeout_ms = cfg.timeout_ms > 0 ? cfg.timeout_ms : WGS__DEFAULT_TIMEOUT_MS;
+  double wait_us = cfg.close_wait_us < 0 ? WGS__GPU_CLOSE_WAIT_US : cfg.close_wait_us;
   uint64_t limit = wgs__saturate_u64(timeout_ms * 1e6), wait = wgs__saturate_u64(wait_us * 1e3);
   int timed = mode == WGS_MODE_DISCOVER && cfg.time_protocol;
   uint32_t enough = 0;
@@ -565,7 +564,7 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(res);
   memset(res, 0, sizeof *res);
-  size_t local = cfg->local_size ? cfg->local_size : 256;
+  size_t local = wgs__local_size_or_default(cfg->local_size);
   uint32_t groups = cfg->groups ? cfg->groups : wgs_cuda_default_groups(device, local);
   uint32_t rounds = cfg->rounds ? cfg->rounds : 1000, split = cfg->split ? 1u : 0u;
   wgs_cuda_state_t *st = NULL;
@@ -605,8 +604,12 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
   WGS__REQUIRE(res);
   memset(res, 0, sizeof *res);
   int sms = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-    return set_device(device) == WGS_OK ? WGS_ENODEV : WGS_ENODEV;
+  int rc0 = set_device(device);
+  if (rc0 != WGS_OK)
+    return rc0;
+  cudaError_t ea = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (ea != cudaSuccess)
+    return cuda_fail("cudaDeviceGetAttribute(MultiProcessorCount)", ea);
   uint32_t groups = cfg->groups ? cfg->groups : (uint32_t)sms;
   uint32_t rounds = cfg->rounds ? cfg->rounds : 2000, repeats = cfg->repeats ? cfg->repeats : 7;
   unsigned split = cfg->split ? 1u : 0u;
@@ -626,7 +629,7 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
     lc.groups = groups;
     lc.discovery = WGS_DISCOVERY_FIXED;
     lc.barrier = cfg->barrier;
-    lc.timeout_ms = 500;
+    lc.timeout_ms = WGS__DEFAULT_TIMEOUT_MS;
     lc.time_kernel = 1;
     const void *k = checked ? (const void *)wgs_cuda_latency_checked : (const void *)wgs_cuda_latency_plain;
     for (uint32_t r = 0; r < (checked ? 1u : repeats + 1u) && rc == WGS_OK; r++) {

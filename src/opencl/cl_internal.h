@@ -64,17 +64,6 @@ int wgs__cl_fail(const char *what, cl_int err);
 
 /* The tools program (device/opencl/kernels/tools.cl), built once per device and mode. */
 int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);
-/* Close wait on CPUs. Worker threads wake tens of µs to a scheduler slice late. Measured on
- * PoCL 3.1, 2 cores, ticket lock, 4x over-provisioned, 6 runs each: no wait finds 1 group at 1-4
- * threads; 5 ms finds all at 1-2 threads but 3-4 of 4 at 4 threads; 20 ms finds all at 1-4. */
-#ifndef WGS__CPU_CLOSE_WAIT_US
-#define WGS__CPU_CLOSE_WAIT_US 20000.0
-#endif
-/* GPUs: blocks start a few µs apart and the ticket lock hands over in about 0.7 µs (H100,
- * NVIDIA OpenCL: 2112 groups through the lock in 1.5 ms); 10 µs of quiet means launching is over. */
-#ifndef WGS__GPU_CLOSE_WAIT_US
-#define WGS__GPU_CLOSE_WAIT_US 10.0
-#endif
 double wgs__default_close_wait_us(const wgs_device_t *dev);
 /* Spin-limit words for a checked build with the given timeout. */
 int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit);

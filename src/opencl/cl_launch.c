@@ -71,8 +71,7 @@ uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size)
 {
   if (!dev)
     return 0;
-  if (local_size == 0)
-    local_size = 256;
+  local_size = wgs__local_size_or_default(local_size);
   uint32_t cu = dev->info.compute_units ? dev->info.compute_units : 1;
   if (!dev->info.is_gpu) /* PoCL: one group per worker thread at most */
     return cu * 4u;
@@ -200,7 +199,7 @@ double wgs__default_close_wait_us(const wgs_device_t *dev)
 int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit)
 {
   if (timeout_ms <= 0)
-    timeout_ms = dev->info.has_timer ? 500.0 : 1500.0;
+    timeout_ms = dev->info.has_timer ? WGS__DEFAULT_TIMEOUT_MS : WGS__DEFAULT_TIMEOUT_NOCLOCK_MS;
   return us_to_spin(dev, timeout_ms * 1e3, limit);
 }
 
@@ -238,7 +237,7 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
                      (unsigned long long)dev->info.local_mem_bytes);
   size_t local = cfg.local_size;
   if (local == 0)
-    local = kmax < 256 ? kmax : 256;
+    local = kmax < WGS__DEFAULT_LOCAL_SIZE ? kmax : WGS__DEFAULT_LOCAL_SIZE;
   /* Only the device maximum is checked up front: NVIDIA's driver (580) reports a kernel
    * maximum of 256 even for a one-line kernel, yet launches 1024-wide groups; beyond the
    * reported value the launch decides, and its error names both limits. */
