@@ -92,7 +92,12 @@ int wgs__decode_result(const uint32_t *glob, const wgs__launch_record *lr, wgs_l
 /* First start to last end of the participants' protocol stamps (4 words per group); -1. */
 double wgs__protocol_us(const uint32_t *t, uint32_t groups);
 
-/* Shared by the backends' tools (src/occupancy.c). */
+/* Shared by the backends' tools (src/tools.c). */
+/* The occupancy bound: grow from start (doubling, up to limit) until probe says a barrier over
+ * n groups deadlocked, then bisect; *bound is the largest n that completed. */
+int wgs__bound_search(uint32_t start, uint32_t limit, int (*probe)(void *ctx, uint32_t n, int *ok),
+                      void *ctx, void (*cb)(void *user, uint32_t groups, int ok), void *user,
+                      uint32_t *bound);
 /* The launch a tool makes for an occupancy or self-test configuration. */
 void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_discovery disc,
                             wgs_launch_config *lc);

@@ -512,51 +512,37 @@ extern "C" int wgs_cuda_occupancy_discover(int device, const wgs_occupancy_confi
   return micro_run(device, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res);
 }
 
+struct cuda_bound_ctx {
+  int device;
+  const wgs_occupancy_config *cfg;
+};
+/* Probe: 1 when a barrier over n groups completed, 0 when it was caught as a deadlock. */
+static int cuda_bound_probe(void *ctx, uint32_t n, int *ok)
+{
+  cuda_bound_ctx *c = (cuda_bound_ctx *)ctx;
+  wgs_launch_result r;
+  int rc = micro_run(c->device, c->cfg, n, WGS_DISCOVERY_ALL, 1, &r);
+  *ok = rc == WGS_OK;
+  return rc == WGS_EDEADLOCK ? WGS_OK : rc;
+}
+
 extern "C" int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32_t limit,
                                         void (*cb)(void *, uint32_t, int), void *user, uint32_t *bound)
 {
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(bound);
   *bound = 0;
+  int rc = set_device(device);
+  if (rc != WGS_OK)
+    return rc;
   if (limit == 0)
     limit = 2 * wgs_cuda_default_groups(device, cfg->local_size);
   int sms = 0;
-  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
-    return set_device(device);
-  uint32_t lo = 0, hi = 0, n = (uint32_t)sms;
-  for (;;) {
-    wgs_launch_result r;
-    int rc = micro_run(device, cfg, n, WGS_DISCOVERY_ALL, 1, &r);
-    if (rc != WGS_OK && rc != WGS_EDEADLOCK)
-      return rc;
-    if (cb)
-      cb(user, n, rc == WGS_OK);
-    if (rc == WGS_EDEADLOCK) {
-      hi = n;
-      break;
-    }
-    lo = n;
-    if (n >= limit)
-      return wgs__fail(WGS_ELIMIT, "no deadlock up to %u groups", limit);
-    n = n * 2 > limit ? limit : n * 2;
-  }
-  if (lo == 0)
-    lo = 1; /* one group cannot deadlock a barrier with itself */
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    wgs_launch_result r;
-    int rc = micro_run(device, cfg, mid, WGS_DISCOVERY_ALL, 1, &r);
-    if (rc != WGS_OK && rc != WGS_EDEADLOCK)
-      return rc;
-    if (cb)
-      cb(user, mid, rc == WGS_OK);
-    if (rc == WGS_OK)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *bound = lo;
-  return WGS_OK;
+  cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (e != cudaSuccess)
+    return cuda_fail("cudaDeviceGetAttribute(MultiProcessorCount)", e);
+  cuda_bound_ctx c = {device, cfg};
+  return wgs__bound_search((uint32_t)sms, limit, cuda_bound_probe, &c, cb, user, bound);
 }
 
 extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *cfg, wgs_selftest_result *res)

@@ -1,5 +1,5 @@
 /*
- * Occupancy tools built on the public API: the microbenchmark of seed 003 §5.1 (discovery,
+ * OpenCL occupancy tools built on the public API (src/tools.c has what the backends share): the microbenchmark of seed 003 §5.1 (discovery,
  * then a grid barrier among the participants), the unsafe search for the occupancy bound (a
  * barrier over every launched group, discovery off, each probe bounded by the checked build so
  * that a deadlock is a result, not a hang), and the grid-barrier message-passing self-test.
@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "opencl/cl_internal.h"
+#include "cl_internal.h"
 
 static int micro_kernel(wgs_device_t *dev, int checked, wgs_kernel_t **k)
 {
@@ -109,10 +108,15 @@ int wgs_occupancy_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *by
 }
 
 /* Probe: 1 when a barrier over n groups completed, 0 when it was caught as a deadlock. */
-static int probe(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t n, int *ok)
+struct bound_ctx {
+  wgs_device_t *dev;
+  const wgs_occupancy_config *cfg;
+};
+static int bound_probe(void *ctx, uint32_t n, int *ok)
 {
+  struct bound_ctx *c = ctx;
   wgs_launch_result r;
-  int rc = micro_run(dev, cfg, n, WGS_DISCOVERY_ALL, 1, &r, NULL);
+  int rc = micro_run(c->dev, c->cfg, n, WGS_DISCOVERY_ALL, 1, &r, NULL);
   if (rc == WGS_OK) {
     *ok = 1;
     return WGS_OK;
@@ -137,52 +141,9 @@ int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint
   if (limit == 0)
     limit = 4 * wgs_default_groups(dev, cfg->local_size);
   *bound = 0;
-  /* Grow from the compute-unit count until a probe deadlocks, then bisect (lo ok, hi not). */
-  uint32_t lo = 0, hi = 0, n = dev->info.compute_units ? dev->info.compute_units : 1;
-  if (n > limit)
-    n = limit;
-  for (;;) {
-    int ok = 0;
-    if ((rc = probe(dev, cfg, n, &ok)) != WGS_OK)
-      return rc;
-    if (cb)
-      cb(user, n, ok);
-    if (!ok) {
-      hi = n;
-      break;
-    }
-    lo = n;
-    if (n >= limit)
-      return wgs__fail(WGS_ELIMIT, "no deadlock up to the search limit of %u groups: the "
-                                   "occupancy bound is at least %u", limit, limit);
-    n = n * 2 > limit ? limit : n * 2;
-  }
-  if (lo == 0) { /* even the first probe deadlocked: search below it */
-    n = 1;
-    int ok = 0;
-    if ((rc = probe(dev, cfg, 1, &ok)) != WGS_OK)
-      return rc;
-    if (cb)
-      cb(user, 1, ok);
-    if (!ok)
-      return wgs__fail(WGS_EDEADLOCK, "a grid barrier over a single group deadlocked: %s",
-                       "the spin limit is too short for this device");
-    lo = 1;
-  }
-  while (hi - lo > 1) {
-    uint32_t mid = lo + (hi - lo) / 2;
-    int ok = 0;
-    if ((rc = probe(dev, cfg, mid, &ok)) != WGS_OK)
-      return rc;
-    if (cb)
-      cb(user, mid, ok);
-    if (ok)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  *bound = lo;
-  return WGS_OK;
+  uint32_t start = dev->info.compute_units ? dev->info.compute_units : 1;
+  struct bound_ctx c = {dev, cfg};
+  return wgs__bound_search(start, limit, bound_probe, &c, cb, user, bound);
 }
 
 int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
@@ -240,21 +201,6 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median, min and max of v[0..n) into res. */
-void wgs__latency_stats(double *v, uint32_t n, wgs_latency_result *res)
-{
-  qsort(v, n, sizeof *v, cmp_double);
-  res->min_us = v[0];
-  res->max_us = v[n - 1];
-  res->median_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
 {
   WGS__REQUIRE(dev);
@@ -306,57 +252,3 @@ int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_la
   return rc;
 }
 
-int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res)
-{
-  res->rounds = rounds;
-  res->mismatches = rep[0];
-  res->first_round = rep[1];
-  res->first_reader = rep[2];
-  res->first_source = rep[3];
-  res->first_word = rep[4];
-  res->first_expected = rep[5];
-  res->first_got = rep[6];
-  res->groups_done = rep[7];
-  if (res->mismatches)
-    return wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u stale reads in %u rounds over %u "
-                                    "groups; first: round %u, work-item %u read word %u of "
-                                    "work-item %u: expected 0x%08x, got 0x%08x",
-                     res->mismatches, rounds, res->launch.participants, res->first_round,
-                     res->first_reader, res->first_word, res->first_source, res->first_expected,
-                     res->first_got);
-  if (res->groups_done != res->launch.participants)
-    return wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u participating groups "
-                                    "finished", res->groups_done, res->launch.participants);
-  return WGS_OK;
-}
-
-void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_discovery disc,
-                            wgs_launch_config *lc)
-{
-  wgs_launch_config_init(lc);
-  lc->time_protocol = 1; /* the microbenchmarks report the protocol and kernel times */
-  lc->time_kernel = 1;
-  lc->local_size = c->local_size;
-  lc->groups = groups;
-  lc->lock = c->lock;
-  lc->delay = c->delay;
-  lc->close_wait_us = c->close_wait_us;
-  lc->discovery = disc;
-  lc->timeout_ms = c->timeout_ms;
-  lc->barrier = c->barrier;
-}
-
-void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uint32_t groups,
-                                 wgs_launch_config *lc)
-{
-  wgs_launch_config_init(lc);
-  lc->time_kernel = 1; /* the self-test reports the time per barrier */
-  lc->local_size = local;
-  lc->groups = groups;
-  lc->lock = c->lock;
-  lc->delay = c->delay;
-  lc->close_wait_us = c->close_wait_us;
-  lc->discovery = c->discovery;
-  lc->timeout_ms = c->timeout_ms;
-  lc->barrier = c->barrier;
-}

@@ -1,0 +1,132 @@
+/*
+ * What the backends' occupancy tools share: the search for the occupancy bound (grow, then
+ * bisect, over a backend's probe), the launch configurations the tools make, the latency
+ * statistics and the self-test kernel's report.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int wgs__bound_search(uint32_t start, uint32_t limit, int (*probe)(void *ctx, uint32_t n, int *ok),
+                      void *ctx, void (*cb)(void *user, uint32_t groups, int ok), void *user,
+                      uint32_t *bound)
+{
+  *bound = 0;
+  /* Grow from start until a probe deadlocks, then bisect (lo ok, hi not). */
+  uint32_t lo = 0, hi = 0, n = start ? start : 1;
+  int rc;
+  if (n > limit)
+    n = limit;
+  for (;;) {
+    int ok = 0;
+    if ((rc = probe(ctx, n, &ok)) != WGS_OK)
+      return rc;
+    if (cb)
+      cb(user, n, ok);
+    if (!ok) {
+      hi = n;
+      break;
+    }
+    lo = n;
+    if (n >= limit)
+      return wgs__fail(WGS_ELIMIT, "no deadlock up to the search limit of %u groups: the "
+                                   "occupancy bound is at least %u", limit, limit);
+    n = n * 2 > limit ? limit : n * 2;
+  }
+  if (lo == 0) { /* even the first probe deadlocked: search below it */
+    int ok = 0;
+    if ((rc = probe(ctx, 1, &ok)) != WGS_OK)
+      return rc;
+    if (cb)
+      cb(user, 1, ok);
+    if (!ok)
+      return wgs__fail(WGS_EDEADLOCK, "a grid barrier over a single group deadlocked: %s",
+                       "the spin limit is too short for this device");
+    lo = 1;
+  }
+  while (hi - lo > 1) {
+    uint32_t mid = lo + (hi - lo) / 2;
+    int ok = 0;
+    if ((rc = probe(ctx, mid, &ok)) != WGS_OK)
+      return rc;
+    if (cb)
+      cb(user, mid, ok);
+    if (ok)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  *bound = lo;
+  return WGS_OK;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median, min and max of v[0..n) into res. */
+void wgs__latency_stats(double *v, uint32_t n, wgs_latency_result *res)
+{
+  qsort(v, n, sizeof *v, cmp_double);
+  res->min_us = v[0];
+  res->max_us = v[n - 1];
+  res->median_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res)
+{
+  res->rounds = rounds;
+  res->mismatches = rep[0];
+  res->first_round = rep[1];
+  res->first_reader = rep[2];
+  res->first_source = rep[3];
+  res->first_word = rep[4];
+  res->first_expected = rep[5];
+  res->first_got = rep[6];
+  res->groups_done = rep[7];
+  if (res->mismatches)
+    return wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u stale reads in %u rounds over %u "
+                                    "groups; first: round %u, work-item %u read word %u of "
+                                    "work-item %u: expected 0x%08x, got 0x%08x",
+                     res->mismatches, rounds, res->launch.participants, res->first_round,
+                     res->first_reader, res->first_word, res->first_source, res->first_expected,
+                     res->first_got);
+  if (res->groups_done != res->launch.participants)
+    return wgs__fail(WGS_EMISMATCH, "grid barrier self-test: %u of %u participating groups "
+                                    "finished", res->groups_done, res->launch.participants);
+  return WGS_OK;
+}
+
+void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_discovery disc,
+                            wgs_launch_config *lc)
+{
+  wgs_launch_config_init(lc);
+  lc->time_protocol = 1; /* the microbenchmarks report the protocol and kernel times */
+  lc->time_kernel = 1;
+  lc->local_size = c->local_size;
+  lc->groups = groups;
+  lc->lock = c->lock;
+  lc->delay = c->delay;
+  lc->close_wait_us = c->close_wait_us;
+  lc->discovery = disc;
+  lc->timeout_ms = c->timeout_ms;
+  lc->barrier = c->barrier;
+}
+
+void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uint32_t groups,
+                                 wgs_launch_config *lc)
+{
+  wgs_launch_config_init(lc);
+  lc->time_kernel = 1; /* the self-test reports the time per barrier */
+  lc->local_size = local;
+  lc->groups = groups;
+  lc->lock = c->lock;
+  lc->delay = c->delay;
+  lc->close_wait_us = c->close_wait_us;
+  lc->discovery = c->discovery;
+  lc->timeout_ms = c->timeout_ms;
+  lc->barrier = c->barrier;
+}
