@@ -86,17 +86,70 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
  * few hundred groups, slower from 1056 on. The choice depends only on the group count, so all
  * barriers of a launch make the same one; the count advances by n per instance either way.
  */
-#ifndef WGS_POLL_ARRIVALS_MAX
-#define WGS_POLL_ARRIVALS_MAX 512u
-#endif
+/*
+ * Sharded counter barrier (compiled with -D WGS_SHARDED_BARRIER=1; device/cuda/wgsync.cuh has
+ * the measurements): group g's arrival is a release add on shard g mod S; in participant 0,
+ * work-item i < S polls shard i (relaxed, then one acquire load), a work-group barrier joins
+ * them, and work-item r < R stores the instance on replica r with a release store; group g's
+ * representative polls replica g mod R with acquire loads. The work-group barrier carries what
+ * work-item i acquired to work-item r's release, as in the XF barrier's master (seed 003 §4.4).
+ * Every group runs that barrier, so the barrier sequence stays the same in every group.
+ */
+WGS_FN uint wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 8) != 0u; }
+WGS_FN wgs_word_ptr wgs__shard(const wgs_env *env, uint i)
+{
+  return env->s + WGS_W_SHARDS + i * WGS_LINE_WORDS;
+}
+WGS_FN wgs_word_ptr wgs__replica(const wgs_env *env, uint r)
+{
+  return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
+}
 WGS_FN void wgs__counter_arrive(wgs_env *env)
 {
   uint want = env->counted + 1u;
-  if (env->num_groups <= WGS_POLL_ARRIVALS_MAX)
+  if (WGS_SHARDED_BARRIER && wgs__sharded(env))
+    wgs__red_rel(wgs__shard(env, env->group_id & ((1u << ((env->barrier_kind >> 8) & 15u)) - 1u)), 1u);
+  else if (env->num_groups <= WGS_POLL_ARRIVALS_MAX)
     wgs__red_rel(&env->s[WGS_W_ARRIVE], 1u);
   else if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
     wgs__st_rel(&env->s[WGS_W_GEN], want);
 }
+#if WGS_SHARDED_BARRIER
+/* The sharded wait, in two phases around one work-group barrier that every group runs
+ * unconditionally (PoCL 3.1 cannot form parallel regions around a barrier under a condition it
+ * cannot prove uniform: its compiler asserted). sh: this launch is sharded and the group takes
+ * part. Phase 1: the combiner's work-items poll their shards. Phase 2: they publish the
+ * replicas; the other groups' representatives poll theirs. */
+WGS_FN void wgs__sharded_phase1(const wgs_env *env, uint sh, uint site)
+{
+  uint want = env->counted + 1u, lid = env->local_id, ls = (env->barrier_kind >> 8) & 15u;
+  uint n = env->num_groups;
+  if (sh && env->group_id == 0u && lid < (1u << ls)) {
+    wgs__spin sp;
+    wgs__spin_init(&sp);
+    uint target = (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u);
+    wgs_word_ptr word = wgs__shard(env, lid);
+    while ((int)(wgs__ld_rlx(word) - target) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
+    (void)wgs__ld_acq(word);
+  }
+}
+WGS_FN void wgs__sharded_phase2(const wgs_env *env, uint sh, uint site)
+{
+  uint want = env->counted + 1u, lid = env->local_id, lr = (env->barrier_kind >> 12) & 15u;
+  if (sh && env->group_id == 0u && lid < (1u << lr)) {
+    wgs__st_rel(wgs__replica(env, lid), want);
+  } else if (sh && env->group_id != 0u && lid == 0u) {
+    wgs__spin sp;
+    wgs__spin_init(&sp);
+    wgs_word_ptr word = wgs__replica(env, env->group_id & ((1u << lr) - 1u));
+    while ((int)(wgs__ld_acq(word) - want) < 0)
+      if (wgs__wait_gave_up(env, &sp, site))
+        break;
+  }
+}
+#endif
 /* Small launches: relaxed polls of the arrival count, then one acquire load; otherwise acquire
  * polls of the published instance. Two loops, as in device/cuda/wgsync.cuh, which says why
  * that is enough and what it measured. */
@@ -167,7 +220,7 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
 {
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   uint n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
-  uint xf = env->barrier_kind == WGS_BARRIER_KIND_XF;
+  uint xf = (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF;
   /* A group wgs_discover turned away takes no part: its arrival would count towards the
    * participants' target (checked builds report the call). */
   uint part = env->participating;
@@ -186,9 +239,16 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
     wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
   }
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B2 = Fig. 2(a) line 5 */
+  uint sh = 0u;
+#if WGS_SHARDED_BARRIER
+  sh = part && !xf && wgs__sharded(env);
+  wgs__sharded_phase1(env, sh, site);
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* joins the combiner's work-items */
+  wgs__sharded_phase2(env, sh, site);
+#endif
   if (!part) {
   } else if (!xf) {
-    if (lid == 0u)
+    if (lid == 0u && !sh)
       wgs__counter_wait(env, site);
   } else if (id == 0u) {
     for (uint g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
@@ -235,9 +295,16 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, uint site)
 }
 WGS_FN void wgs__grid_wait(wgs_env *env, uint site)
 {
+  uint sh = 0u;
+#if WGS_SHARDED_BARRIER
+  sh = env->participating && env->split_state == 1u && wgs__sharded(env);
+  wgs__sharded_phase1(env, sh, site);
+  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* joins the combiner's work-items */
+  wgs__sharded_phase2(env, sh, site);
+#endif
   if (env->split_state != 1u)
     wgs__split_misuse(env, site); /* waited without arriving */
-  else if (env->local_id == 0u && env->participating)
+  else if (env->local_id == 0u && env->participating && !sh)
     wgs__counter_wait(env, site);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   env->split_state = 0u;

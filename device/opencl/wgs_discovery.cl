@@ -23,7 +23,8 @@ typedef struct {
   uint local_id;      /* get_local_id(0) */
   uint local_size;    /* get_local_size(0) */
   uint instance;      /* grid barriers this group has passed (checked builds name them) */
-  uint barrier_kind;  /* WGS_BARRIER_KIND_*, from the host */
+  uint barrier_kind;  /* WGS_BARRIER_KIND_*, from the host, in bits 0-7; the sharded counter
+                         barrier's log2 S in bits 8-11 and log2 R in 12-15 (wgs_barrier.cl) */
   uint counted;       /* counter-based instances passed (full or split): the arrival target */
   uint split_state;   /* 0 idle, 1 arrived: checked builds report misuse of the split barrier */
   uint participating; /* 1 when this group takes part */
@@ -275,6 +276,23 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group, uint epoch, uint launched
  * With the host's WGS_MODE_ALL / WGS_MODE_FIXED every launched group participates with its
  * native ids (the unsafe search of §5.1, and the hard-coded occupancy of §5.3).
  */
+/* The sharded counter barrier (wgs_barrier.cl) for launches of more than WGS_POLL_ARRIVALS_MAX
+ * groups, when built with -D WGS_SHARDED_BARRIER=1 and the host set a shape (powers of two). */
+#ifndef WGS_SHARDED_BARRIER
+#define WGS_SHARDED_BARRIER 0
+#endif
+#ifndef WGS_POLL_ARRIVALS_MAX
+#define WGS_POLL_ARRIVALS_MAX 512u
+#endif
+WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
+{
+#if WGS_SHARDED_BARRIER
+  uint shards = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = shards & 0xffffu, R = shards >> 16;
+  if (S != 0u && R != 0u && env->num_groups > WGS_POLL_ARRIVALS_MAX)
+    env->barrier_kind |= (31u - clz(S)) << 8 | (31u - clz(R)) << 12;
+#endif
+}
+
 WGS_FN int wgs__discover(__global uint *state, wgs_env *env, uint site)
 {
   wgs_word_ptr g = (wgs_word_ptr)state;
@@ -338,6 +356,7 @@ WGS_FN int wgs__discover(__global uint *state, wgs_env *env, uint site)
     env->group_id = group;
     env->num_groups = launched;
     env->participating = launched <= mg;
+    wgs__choose_shards(env, g);
     return (int)env->participating;
   }
   wgs_word_ptr map = s + WGS_OFF_MAP(mg);
@@ -351,6 +370,7 @@ WGS_FN int wgs__discover(__global uint *state, wgs_env *env, uint site)
     env->num_groups = env->participating ? wgs__ld_rlx(s + WGS_OFF_FINAL(mg)) - 1u : 0u;
   else
     env->num_groups = env->participating ? wgs__ld_rlx(&s[WGS_W_COUNT]) : 0u;
+  wgs__choose_shards(env, g);
   return (int)env->participating;
 }
 
