@@ -85,6 +85,10 @@ const char *cli_lock_name(wgs_lock l);
 int cli_fail(const char *cmd, int rc);
 size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
 
+/* cli/options.c: the usage text; argv[1] is the command. cli_parse returns -1 to go on, else
+ * the exit status (0 after --help, 2 after an error, reported on stderr). */
+void cli_usage(FILE *f);
+int cli_parse(int argc, char **argv, cli_opts *o);
 int cmd_devices(const cli_opts *o);
 int cmd_spirv(int argc, char **argv);
 int cmd_discover(const cli_opts *o, cli_target *t);

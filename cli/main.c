@@ -3,73 +3,12 @@
  * Device choice: -p/-d indices, --device NAME (substring), or WGSYNC_DEVICE.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-static void usage(FILE *f)
-{
-  fputs(
-      "usage: wgsync <command> [options]\n"
-      "\n"
-      "commands:\n"
-      "  devices    list OpenCL platforms and devices with what matters to wgsync\n"
-      "  discover   run occupancy discovery R times; counts, min/median/max, protocol time\n"
-      "  bound      find the occupancy bound by the unsafe search of seed 003 §5.1\n"
-      "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"
-      "  demo       devices, discover (with recall against the bound), barrier, app bfs\n"
-      "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
-      "  spirv      validate FILE | lower FILE -o OUT: SPIR-V split barriers (seed 002)\n"
-      "  latency    grid-barrier latency over exactly --groups groups (--rounds K, --runs R)\n"
-      "  app NAME   graph application bfs|sssp|mis|color|bc: host loop of kernels vs persistent\n"
-      "             kernel (and more forms on CUDA), each run checked against a CPU reference\n"
-      "\n"
-      "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
-      "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
-      "output:  --json   -q, --quiet (no progress on stderr)\n"
-      "launch:  --local-size N (256)   --local-mem BYTES|max (1)   --groups N (over-provisioned)\n"
-      "         --lock free|ticket|spin (free: default) --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
-      "         --timeout-ms X (checked spin bound)\n"
-      "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
-      "bound:    --limit N (largest group count probed)\n"
-      "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n"
-      "          --barrier xf|counter (default: counter)   --split (arrive; work; wait)\n"
-      "app:      --graph rmat:SCALE[:EF] | random:SCALE[:DEG] | grid:W[xH] | FILE.gr|.graph|.mtx\n"
-      "          --forms multi,persistent,fixed[,gridsync,graph] (default: all the device has)\n"
-      "          --runs R (5, after 1 warm-up)   --src N (0)   --sources K (bc: 4)\n"
-      "          --weights MAX (10000)   --seed S (1)   --fixed-groups N   --checked\n",
-      f);
-}
-
-static int parse_u32(const char *s, const char *what, uint32_t *out)
-{
-  char *end;
-  errno = 0;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *end || end == s || v > UINT32_MAX || s[0] == '-') {
-    fprintf(stderr, "wgsync: %s '%s' is not a non-negative integer\n", what, s);
-    return -1;
-  }
-  *out = (uint32_t)v;
-  return 0;
-}
-
-static int parse_double(const char *s, const char *what, double *out)
-{
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || *end || end == s || !(v >= 0)) {
-    fprintf(stderr, "wgsync: %s '%s' is not a non-negative number\n", what, s);
-    return -1;
-  }
-  *out = v;
-  return 0;
-}
 
 /* Output that could not be written is a failure, whatever the command (`-o /dev/full`,
  * `--json > /dev/full`): stdout is closed at exit and an error changes the exit status. */
@@ -89,223 +28,18 @@ int main(int argc, char **argv)
    * result after the next section's progress (demo); whole lines keep the order. */
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-    usage(argc < 2 ? stderr : stdout);
+    cli_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "spirv"))
     return cmd_spirv(argc, argv);
   cli_opts o;
-  memset(&o, 0, sizeof o);
-  o.sel.platform = -1;
-  o.sel.device = -1;
-  o.wait_us = -1;
-  o.runs = 10;
-  o.rounds = 1000;
-  o.discovery = WGS_DISCOVERY_PROTOCOL;
-  o.lock = WGS_LOCK_FREE; /* the library's default (wgs_launch_config_init) */
-  o.seed = 1;
-
-  enum { O_JSON = 256, O_LS, O_LM, O_GROUPS, O_LOCK, O_DELAY, O_WAIT, O_TIMEOUT, O_RUNS, O_BOUND,
-         O_LIMIT, O_ROUNDS, O_UNCHECKED, O_DISC, O_BARRIER, O_SPLIT, O_GRAPH, O_FORMS, O_SRC,
-         O_SOURCES, O_WEIGHTS, O_SEED, O_FIXED, O_CHECKED };
-  static const struct option longs[] = {
-      {"platform", required_argument, 0, 'p'}, {"device", required_argument, 0, 'd'},
-      {"name", required_argument, 0, 'n'},     {"quiet", no_argument, 0, 'q'},
-      {"json", no_argument, 0, O_JSON},        {"local-size", required_argument, 0, O_LS},
-      {"local-mem", required_argument, 0, O_LM}, {"groups", required_argument, 0, O_GROUPS},
-      {"lock", required_argument, 0, O_LOCK},  {"delay", required_argument, 0, O_DELAY},
-      {"wait-us", required_argument, 0, O_WAIT}, {"timeout-ms", required_argument, 0, O_TIMEOUT},
-      {"runs", required_argument, 0, O_RUNS},  {"bound", no_argument, 0, O_BOUND},
-      {"limit", required_argument, 0, O_LIMIT}, {"rounds", required_argument, 0, O_ROUNDS},
-      {"unchecked", no_argument, 0, O_UNCHECKED}, {"discovery", required_argument, 0, O_DISC},
-      {"barrier", required_argument, 0, O_BARRIER}, {"split", no_argument, 0, O_SPLIT},
-      {"graph", required_argument, 0, O_GRAPH}, {"forms", required_argument, 0, O_FORMS},
-      {"src", required_argument, 0, O_SRC},    {"sources", required_argument, 0, O_SOURCES},
-      {"weights", required_argument, 0, O_WEIGHTS}, {"seed", required_argument, 0, O_SEED},
-      {"fixed-groups", required_argument, 0, O_FIXED}, {"checked", no_argument, 0, O_CHECKED},
-      {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
-  optind = 2;
-  int c;
-  uint32_t u;
-  while ((c = getopt_long(argc, argv, "p:d:n:qh", longs, NULL)) != -1) {
-    switch (c) {
-    case 'p':
-      if (parse_u32(optarg, "--platform", &u))
-        return 2;
-      o.sel.platform = (int)u;
-      break;
-    case 'd':
-      if (parse_u32(optarg, "--device", &u))
-        return 2;
-      o.sel.device = (int)u;
-      break;
-    case 'n':
-      o.sel.name = optarg;
-      break;
-    case 'q':
-      o.quiet = 1;
-      break;
-    case 'h':
-      usage(stdout);
-      return 0;
-    case O_JSON:
-      o.json = 1;
-      break;
-    case O_LS:
-      if (parse_u32(optarg, "--local-size", &u) || u == 0) {
-        if (u == 0)
-          fprintf(stderr, "wgsync: --local-size must be at least 1\n");
-        return 2;
-      }
-      o.local_size = u;
-      break;
-    case O_LM:
-      if (!strcmp(optarg, "max"))
-        o.local_mem = SIZE_MAX;
-      else if (parse_u32(optarg, "--local-mem", &u))
-        return 2;
-      else
-        o.local_mem = u;
-      break;
-    case O_GROUPS:
-      if (parse_u32(optarg, "--groups", &o.groups))
-        return 2;
-      break;
-    case O_LOCK:
-      if (!strcmp(optarg, "ticket"))
-        o.lock = WGS_LOCK_TICKET;
-      else if (!strcmp(optarg, "spin"))
-        o.lock = WGS_LOCK_SPIN;
-      else if (!strcmp(optarg, "free"))
-        o.lock = WGS_LOCK_FREE;
-      else {
-        fprintf(stderr, "wgsync: --lock '%s' is not 'ticket', 'spin' or 'free'\n", optarg);
-        return 2;
-      }
-      o.lock_set = 1;
-      break;
-    case O_DELAY:
-      if (parse_u32(optarg, "--delay", &o.delay))
-        return 2;
-      break;
-    case O_WAIT:
-      if (parse_double(optarg, "--wait-us", &o.wait_us))
-        return 2;
-      break;
-    case O_TIMEOUT:
-      if (parse_double(optarg, "--timeout-ms", &o.timeout_ms))
-        return 2;
-      break;
-    case O_RUNS:
-      o.runs_set = 1;
-      if (parse_u32(optarg, "--runs", &o.runs) || o.runs == 0) {
-        if (o.runs == 0)
-          fprintf(stderr, "wgsync: --runs must be at least 1\n");
-        return 2;
-      }
-      break;
-    case O_BOUND:
-      o.with_bound = 1;
-      break;
-    case O_LIMIT:
-      if (parse_u32(optarg, "--limit", &o.limit))
-        return 2;
-      break;
-    case O_ROUNDS:
-      o.rounds_set = 1;
-      if (parse_u32(optarg, "--rounds", &o.rounds) || o.rounds == 0) {
-        if (o.rounds == 0)
-          fprintf(stderr, "wgsync: --rounds must be at least 1\n");
-        return 2;
-      }
-      break;
-    case O_UNCHECKED:
-      o.unchecked = 1;
-      break;
-    case O_SPLIT:
-      o.split = 1;
-      break;
-    case O_BARRIER:
-      if (!strcmp(optarg, "xf"))
-        o.barrier = WGS_BARRIER_XF;
-      else if (!strcmp(optarg, "counter"))
-        o.barrier = WGS_BARRIER_COUNTER;
-      else if (!strcmp(optarg, "default"))
-        o.barrier = WGS_BARRIER_DEFAULT;
-      else {
-        fprintf(stderr, "wgsync: --barrier '%s' is not 'xf', 'counter' or 'default'\n", optarg);
-        return 2;
-      }
-      break;
-    case O_DISC:
-      if (!strcmp(optarg, "protocol"))
-        o.discovery = WGS_DISCOVERY_PROTOCOL;
-      else if (!strcmp(optarg, "all"))
-        o.discovery = WGS_DISCOVERY_ALL;
-      else {
-        fprintf(stderr, "wgsync: --discovery '%s' is not 'protocol' or 'all'\n", optarg);
-        return 2;
-      }
-      break;
-    case O_GRAPH:
-      o.graph = optarg;
-      break;
-    case O_FORMS:
-      o.forms = optarg;
-      break;
-    case O_SRC:
-      if (parse_u32(optarg, "--src", &o.src))
-        return 2;
-      break;
-    case O_SOURCES:
-      if (parse_u32(optarg, "--sources", &o.bc_sources) || o.bc_sources == 0) {
-        if (o.bc_sources == 0)
-          fprintf(stderr, "wgsync: --sources must be at least 1\n");
-        return 2;
-      }
-      break;
-    case O_WEIGHTS:
-      if (parse_u32(optarg, "--weights", &o.max_weight) || o.max_weight == 0 ||
-          o.max_weight > 100000000u) {
-        if (o.max_weight == 0 || o.max_weight > 100000000u)
-          fprintf(stderr, "wgsync: --weights must be 1 to 100000000\n");
-        return 2;
-      }
-      break;
-    case O_SEED:
-      if (parse_u32(optarg, "--seed", &u))
-        return 2;
-      o.seed = u;
-      break;
-    case O_FIXED:
-      if (parse_u32(optarg, "--fixed-groups", &o.fixed_groups))
-        return 2;
-      break;
-    case O_CHECKED:
-      o.checked = 1;
-      break;
-    default:
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (!strcmp(cmd, "app") && optind < argc)
-    o.app_name = argv[optind++];
-  if (optind < argc) {
-    fprintf(stderr, "wgsync: unexpected argument '%s'\n", argv[optind]);
-    return 2;
-  }
-
+  int parsed = cli_parse(argc, argv, &o);
+  if (parsed >= 0)
+    return parsed;
   if (!strcmp(cmd, "devices"))
     return cmd_devices(&o);
-  int known = !strcmp(cmd, "discover") || !strcmp(cmd, "bound") || !strcmp(cmd, "barrier") ||
-              !strcmp(cmd, "demo") || !strcmp(cmd, "kernels") || !strcmp(cmd, "latency") || !strcmp(cmd, "app");
-  if (!known) {
-    fprintf(stderr, "wgsync: unknown command '%s'\n", cmd);
-    usage(stderr);
-    return 2;
-  }
   cli_target tgt;
   int rc = cli_target_open(&o.sel, &tgt);
   if (rc != WGS_OK)

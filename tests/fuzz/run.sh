@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Coverage-guided fuzzing of one target (graph: the graph readers; spirv: the SPIR-V validator
-# and lowerer) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for
+# and lowerer; cli: the wgsync command's option parsing) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for
 # FUZZ_SECONDS (default 20) from the seeds in tests/fuzz/seeds, after replaying every input in
 # tests/fuzz/crashes/TARGET (inputs that once failed: regression tests). A failure leaves the
 # input in the work folder, named crash-* or timeout-*: copy it into crashes/TARGET with the fix.
 # Exits 77 (skipped) where clang has no libFuzzer. Usage: run.sh TARGET [work dir]
 set -uo pipefail
-target=${1:?usage: run.sh graph|spirv [work dir]}
+target=${1:?usage: run.sh graph|spirv|cli [work dir]}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${2:-$(mktemp -d)}
 secs=${FUZZ_SECONDS:-20}
@@ -31,7 +31,13 @@ case $target in
     if command -v spirv-as >/dev/null; then
       spirv-as --target-env spv1.0 "$root/tests/fuzz/seeds/split.spvasm" -o "$work/corpus-$target/seed-split.spv"
     fi ;;
-  *) echo "unknown target '$target' (graph or spirv)"; exit 2 ;;
+  cli)
+    srcs=("$root/tests/fuzz/fuzz_cli.c" "$root/cli/options.c")
+    flags+=(-I"$root/cli")
+    printf 'barrier\0--rounds\0100\0--local-size\00064\0--split' > "$work/corpus-$target/seed-barrier"
+    printf 'app\0bfs\0--graph\0rmat:9\0--forms\0multi,persistent\0--weights\0100' > "$work/corpus-$target/seed-app"
+    printf 'discover\0--lock\0ticket\0--delay\0005\0--wait-us\0001.5\0-q' > "$work/corpus-$target/seed-discover" ;;
+  *) echo "unknown target '$target' (graph, spirv or cli)"; exit 2 ;;
 esac
 $cc "${flags[@]}" "${srcs[@]}" -lm -o "$work/fuzz_$target" || { echo "FAIL: the fuzzer did not build"; exit 1; }
 crashes=("$root/tests/fuzz/crashes/$target"/*)
