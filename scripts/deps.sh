@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what wgsync needs on Debian/Ubuntu when it is missing: a C compiler, CMake, the Khronos
-# ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), SPIN (the
-# model checks) and clang (libFuzzer, tests/fuzz). Sourced by setup.sh and test.sh.
+# ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), and for the
+# tests (WGS_DEPS_TESTS=1) SPIN (the model checks) and clang (libFuzzer, tests/fuzz). Sourced by
+# setup.sh and test.sh.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -9,8 +10,10 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 ls /usr/lib/*/libOpenCL.so >/dev/null 2>&1 || need+=(ocl-icd-opencl-dev)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 command -v spirv-as >/dev/null 2>&1 || need+=(spirv-tools) # the SPIR-V tests assemble modules
-command -v spin >/dev/null 2>&1 || need+=(spin)               # the model checks (tests/model)
-command -v clang >/dev/null 2>&1 || need+=(clang)             # libFuzzer (tests/fuzz)
+if [ -n "${WGS_DEPS_TESTS:-}" ]; then # only what the tests need (scripts/test.sh sets it)
+  command -v spin >/dev/null 2>&1 || need+=(spin)   # the model checks (tests/model)
+  command -v clang >/dev/null 2>&1 || need+=(clang) # libFuzzer (tests/fuzz)
+fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "wgsync: installing ${need[*]}"
   sudo=""
