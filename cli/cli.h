@@ -88,6 +88,7 @@ size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
 /* cli/options.c: the usage text; argv[1] is the command. cli_parse returns -1 to go on, else
  * the exit status (0 after --help, 2 after an error, reported on stderr). */
 void cli_usage(FILE *f);
+void cli_usage_app(FILE *f);
 int cli_parse(int argc, char **argv, cli_opts *o);
 int cmd_devices(const cli_opts *o);
 int cmd_spirv(int argc, char **argv);

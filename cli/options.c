@@ -70,6 +70,29 @@ static int parse_double(const char *s, const char *what, double *out)
   return 0;
 }
 
+/* `wgsync app --help`: the app's own options, not the whole list. */
+void cli_usage_app(FILE *f)
+{
+  fputs("usage: wgsync app NAME [options]\n"
+        "\n"
+        "NAME: bfs | sssp | mis | color | bc. Runs the application in several forms, each run\n"
+        "checked against a CPU reference, and reports the median time per form and the speedup of\n"
+        "the persistent kernel over the host loop of kernels.\n"
+        "\n"
+        "  --graph SPEC       rmat:SCALE[:EF] | random:SCALE[:DEG] | grid:W[xH] | FILE.gr|.graph|.mtx\n"
+        "  --forms LIST       multi,persistent,fixed[,gridsync,graph] (default: all the device has)\n"
+        "  --runs R           timed runs after one warm-up (5)\n"
+        "  --src N            source node for bfs and sssp (0)\n"
+        "  --sources K        bc: source nodes (4)\n"
+        "  --weights MAX      edge weights 1..MAX where the format has none (10000)\n"
+        "  --seed S           generator and weight seed (1)\n"
+        "  --fixed-groups N   the fixed form's group count (default: the count discovery found on\n"
+        "                     OpenCL, the occupancy API's on CUDA)\n"
+        "  --checked          the persistent forms built checked (bounded spins, misuse reports)\n"
+        "  --local-size N, --json, -q, and the device options of `wgsync --help`\n",
+        f);
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o_)
 {
   const char *cmd = argv[1];
@@ -129,7 +152,10 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
       o.quiet = 1;
       break;
     case 'h':
-      cli_usage(stdout);
+      if (!strcmp(cmd, "app"))
+        cli_usage_app(stdout);
+      else
+        cli_usage(stdout);
       return 0;
     case O_JSON:
       o.json = 1;
