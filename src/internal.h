@@ -83,12 +83,20 @@ typedef struct {
   int checked;           /* decode the error report (checked builds) */
   int epochs;            /* launch epochs (the kernel clears; else the host reset the state) */
   int timed;             /* protocol times requested */
-  uint32_t epoch_before; /* the device's launch epoch when the host last read it (UINT32_MAX:
-                            unknown, e.g. after a captured graph) */
 } wgs__launch_record;
-/* Fills res from the state's first WGS_G_LINES lines (glob) and returns the launch's status,
- * with one message on every backend. */
-int wgs__decode_result(const uint32_t *glob, const wgs__launch_record *lr, wgs_launch_result *res);
+/* What a state keeps from its launches to their result, the same on every backend. */
+typedef struct {
+  wgs__launch_record last; /* the latest launch */
+  int launches;            /* launches since the last result; -1: some were captured in a graph */
+  uint32_t epoch;          /* the device's launch epoch when the host last read it */
+} wgs__launch_log;
+/* A launch was enqueued (captured: into a CUDA graph, replayed any number of times). */
+void wgs__log_launch(wgs__launch_log *log, int captured);
+/* WGS_EINVAL naming `who` when nothing was launched since the last result, else WGS_OK. */
+int wgs__log_pending(const wgs__launch_log *log, const char *who);
+/* Fills res for the latest launch from the state's first WGS_G_LINES lines (glob) and returns
+ * its status, with one message on every backend; the next result counts launches afresh. */
+int wgs__log_result(wgs__launch_log *log, const uint32_t *glob, wgs_launch_result *res);
 /* First start to last end of the participants' protocol stamps (4 words per group); -1. */
 double wgs__protocol_us(const uint32_t *t, uint32_t groups);
 

@@ -72,7 +72,25 @@ double wgs__protocol_us(const uint32_t *t, uint32_t groups)
   return first != UINT64_MAX && last >= first ? (double)(last - first) / 1e3 : -1;
 }
 
-int wgs__decode_result(const uint32_t *glob, const wgs__launch_record *lr, wgs_launch_result *res)
+void wgs__log_launch(wgs__launch_log *log, int captured)
+{
+  if (captured)
+    log->launches = -1; /* replays move the epoch as often as the caller runs the graph */
+  else if (log->launches >= 0)
+    log->launches++;
+}
+
+int wgs__log_pending(const wgs__launch_log *log, const char *who)
+{
+  if (log->launches == 0)
+    return wgs__fail(WGS_EINVAL, "%s: no launch on this state since the last result", who);
+  return WGS_OK;
+}
+
+/* epoch_before: the device's epoch before the launch (UINT32_MAX: unknown, when several
+ * launches or a graph ran since the host last read it: any movement is theirs). */
+static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uint32_t epoch_before,
+                         wgs_launch_result *res)
 {
   const uint32_t *ctrl = glob + WGS_G_CTRL, *e = glob + WGS_G_ERROR;
   char who[160];
@@ -130,7 +148,7 @@ int wgs__decode_result(const uint32_t *glob, const wgs__launch_record *lr, wgs_l
                      lr->launched);
   if (code != 0)
     return wgs__fail(WGS_EBACKEND, "%sdevice reported unknown error %u", who, code);
-  if (lr->epochs && lr->epoch_before != UINT32_MAX && epoch == lr->epoch_before)
+  if (lr->epochs && epoch_before != UINT32_MAX && epoch == epoch_before)
     return wgs__fail(WGS_EBACKEND, "%sthe launch did not run wgs_discover in every launched group "
                                    "(did the kernel call wgs_discover with this state, first "
                                    "thing and outside any condition?)", who);
@@ -140,4 +158,12 @@ int wgs__decode_result(const uint32_t *glob, const wgs__launch_record *lr, wgs_l
                                    "(did the kernel call wgs_discover with this state?)", who,
                      res->participants, lr->launched);
   return WGS_OK;
+}
+
+int wgs__log_result(wgs__launch_log *log, const uint32_t *glob, wgs_launch_result *res)
+{
+  uint32_t before = log->launches == 1 ? log->epoch : UINT32_MAX;
+  log->launches = 0;
+  log->epoch = glob[WGS_G_CTRL + WGS_CTRL_EPOCH];
+  return decode_result(glob, &log->last, before, res);
 }

@@ -21,19 +21,12 @@
 #include <time.h>
 #include <vector>
 
+#include "bench_util.h"
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
 namespace cg = cooperative_groups;
 
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
 
 __global__ void bench_wgs(unsigned *wgs, unsigned iters, unsigned *sink)
 {
@@ -150,46 +143,18 @@ __global__ void wg_imbalance(unsigned rounds, unsigned work, float *sink, unsign
 }
 __global__ void tiny_step(unsigned *p) { if (threadIdx.x == 0 && blockIdx.x == 0) p[0]++; }
 
-struct stat3 { double med, lo, hi; };
-static stat3 stats(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.front(), v.back()};
-}
-static double now_us()
-{
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
 struct row { const char *what; unsigned groups, threads; stat3 us; const char *note; };
 
-/* A results file in dir; exits with a message rather than writing through NULL. */
 static FILE *results_file(const char *dir, const char *name)
 {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "wgsync-bench-cuda: cannot write '%s': %s\n", path, strerror(errno));
-    exit(2);
-  }
-  return f;
+  return results_file("wgsync-bench-cuda", dir, name);
 }
 
 int main(int argc, char **argv)
 {
   const char *out = argc > 1 ? argv[1] : ".";
-  /* the results folder: created when missing (one level), refused when it cannot be */
-  struct stat sb;
-  errno = 0;
-  if (stat(out, &sb) != 0 ? mkdir(out, 0777) != 0 : !S_ISDIR(sb.st_mode)) {
-    fprintf(stderr, "wgsync-bench-cuda: cannot create the results folder '%s': %s\n", out,
-            errno ? strerror(errno) : "a file of that name is in the way");
+  if (results_dir("wgsync-bench-cuda", out))
     return 2;
-  }
   const unsigned K = 2000, R = 7;
   int n = 0;
   wgs_cuda_device_count(&n);

@@ -18,19 +18,12 @@
 #include <time.h>
 #include <vector>
 
+#include "bench_util.h"
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
 namespace cg = cooperative_groups;
 
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
 
 __global__ void persistent_one(unsigned *wgs, unsigned iters, unsigned *sink)
 {
@@ -52,21 +45,11 @@ __global__ void coop_one(unsigned iters, unsigned *sink)
 }
 __global__ void empty_kernel(unsigned *p) {}
 
-static double now_us()
-{
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
 int main(int argc, char **argv)
 {
   const char *out = argc > 1 ? argv[1] : ".";
-  struct stat sb;
-  if (stat(out, &sb) != 0 ? mkdir(out, 0777) != 0 : !S_ISDIR(sb.st_mode)) {
-    fprintf(stderr, "wgsync-bench-launch: cannot create the results folder '%s'\n", out);
+  if (results_dir("wgsync-bench-launch", out))
     return 2;
-  }
   int n = 0;
   wgs_cuda_device_count(&n);
   if (!n) {
@@ -119,13 +102,7 @@ int main(int argc, char **argv)
       {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0},
 #endif
   };
-  char path[1024];
-  snprintf(path, sizeof path, "%s/launch.csv", out);
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "wgsync-bench-launch: cannot write '%s': %s\n", path, strerror(errno));
-    return 2;
-  }
+  FILE *f = results_file("wgsync-bench-launch", out, "launch.csv");
   fprintf(f, "# %s, %s, %s, %u calls per repeat, %u repeats after a warm-up\n", date, in.name,
           in.driver_version, N, R);
   fprintf(f, "what,groups,threads,calls,median_us,min_us,max_us,repeats,note\n");
@@ -162,11 +139,10 @@ int main(int argc, char **argv)
       printf("%s: %s\n", lc.what, wgs_last_error());
       continue;
     }
-    std::sort(v.begin(), v.end());
-    double med = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-    fprintf(f, "\"%s\",%u,%u,%u,%.3f,%.3f,%.3f,%u,%s\n", lc.what, lc.groups, T, N, med, v.front(),
-            v.back(), R, lc.wait_each ? "per call, each waited for" : "per launch, one wait at the end");
-    printf("%-66s %6u %10.2f %10.2f %10.2f\n", lc.what, lc.groups, med, v.front(), v.back());
+    stat3 s = stats(v);
+    fprintf(f, "\"%s\",%u,%u,%u,%.3f,%.3f,%.3f,%u,%s\n", lc.what, lc.groups, T, N, s.med, s.lo,
+            s.hi, R, lc.wait_each ? "per call, each waited for" : "per launch, one wait at the end");
+    printf("%-66s %6u %10.2f %10.2f %10.2f\n", lc.what, lc.groups, s.med, s.lo, s.hi);
   }
   fclose(f);
   cudaStreamDestroy(s);

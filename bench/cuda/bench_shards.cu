@@ -17,18 +17,11 @@
 #include <time.h>
 #include <vector>
 
+#include "bench_util.h"
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
 namespace cg = cooperative_groups;
-#define CK(x)                                                                                \
-  do {                                                                                       \
-    cudaError_t e_ = (x);                                                                    \
-    if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
-      exit(1);                                                                               \
-    }                                                                                        \
-  } while (0)
 
 __global__ void __launch_bounds__(256, 8) lat_k(unsigned *wgs, unsigned iters, unsigned *sink)
 {
@@ -68,20 +61,11 @@ __global__ void __launch_bounds__(256, 8) mp_k(unsigned *wgs, unsigned *data, un
   }
 }
 
-static double median(std::vector<double> v)
-{
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 int main(int argc, char **argv)
 {
   const char *out = argc > 1 ? argv[1] : ".";
-  struct stat sb;
-  if (stat(out, &sb) != 0 ? mkdir(out, 0777) != 0 : !S_ISDIR(sb.st_mode)) {
-    fprintf(stderr, "wgsync-bench-shards: cannot create the results folder '%s'\n", out);
+  if (results_dir("wgsync-bench-shards", out))
     return 2;
-  }
   int ndev = 0;
   wgs_cuda_device_count(&ndev);
   if (!ndev) {
@@ -99,11 +83,7 @@ int main(int argc, char **argv)
   printf("wgsync sharded-barrier bench  %s\ndevice %s (%u SMs), %s; registers: latency kernel %d, "
          "mp kernel %d (sharded code compiled in)\n", date, in.name, in.compute_units,
          in.driver_version, fa_lat.numRegs, fa_mp.numRegs);
-  char path[1024];
-  snprintf(path, sizeof path, "%s/shards.csv", out);
-  FILE *f = fopen(path, "w");
-  if (!f)
-    return 2;
+  FILE *f = results_file("wgsync-bench-shards", out, "shards.csv");
   fprintf(f, "# %s, %s, %s; registers: latency kernel %d, mp kernel %d\n", date, in.name,
           in.driver_version, fa_lat.numRegs, fa_mp.numRegs);
   fprintf(f, "what,shape,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat,mp_crossings,mp_stale\n");
@@ -138,9 +118,10 @@ int main(int argc, char **argv)
         v.push_back(ms * 1e3 / K);
     }
     if (v.size() == R) {
-      fprintf(f, "cooperative groups grid.sync(),-,%u,%u,%.4f,%.4f,%.4f,%u,%u,,\n", G, T, median(v),
-              *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), R, K);
-      printf("%-34s %-6s %5ux%-4u %8.3f us\n", "grid.sync()", "-", G, T, median(v));
+      stat3 s = stats(v);
+      fprintf(f, "cooperative groups grid.sync(),-,%u,%u,%.4f,%.4f,%.4f,%u,%u,,\n", G, T, s.med,
+              s.lo, s.hi, R, K);
+      printf("%-34s %-6s %5ux%-4u %8.3f us\n", "grid.sync()", "-", G, T, s.med);
     }
     if ((unsigned)per * in.compute_units < G || (unsigned)per_mp * in.compute_units < G) {
       printf("%ux%u: the sharded kernels hold %d (latency) / %d (mp) groups per SM: %u x %u not "
@@ -183,11 +164,11 @@ int main(int argc, char **argv)
         continue;
       }
       unsigned long long crossings = (unsigned long long)MPR * G * T;
-      fprintf(f, "wgsync counter,\"%s\",%u,%u,%.4f,%.4f,%.4f,%u,%u,%llu,%u\n", shape, G, T, median(v),
-              *std::min_element(v.begin(), v.end()), *std::max_element(v.begin(), v.end()), R, K,
-              crossings, nbad);
+      stat3 s = stats(v);
+      fprintf(f, "wgsync counter,\"%s\",%u,%u,%.4f,%.4f,%.4f,%u,%u,%llu,%u\n", shape, G, T, s.med,
+              s.lo, s.hi, R, K, crossings, nbad);
       printf("%-34s %-6s %5ux%-4u %8.3f us   mp: %llu reads, %u stale\n", "wgsync counter, S,R =", shape,
-             G, T, median(v), crossings, nbad);
+             G, T, s.med, crossings, nbad);
     }
     unsetenv("WGSYNC_BARRIER_SHARDS");
     wgs_cuda_state_release(st);

@@ -50,9 +50,7 @@ struct wgs_cuda_state {
   int timing;            /* the latest launch recorded e0, e1 */
   uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
   int cfg_valid;
-  uint32_t epoch;        /* the device's launch epoch when last read */
-  int launches;          /* launches since the last result (-1: some were captured) */
-  wgs__launch_record last;
+  wgs__launch_log log;   /* the launches since the last wgs_cuda_state_result */
   /* The occupancy API's answer for the last kernel launched on this state (the early close's
    * "enough"): asked once per kernel and shape, not on every launch of a loop. */
   const void *occ_kernel;
@@ -342,7 +340,7 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
       wgs__fail_append(" (launch of the requested groups x local size)");
     return rc;
   }
-  wgs__launch_record *lr = &st->last;
+  wgs__launch_record *lr = &st->log.last;
   lr->kname[0] = '\0';
   lr->mode = mode;
   lr->launched = groups;
@@ -350,10 +348,7 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
   lr->checked = 1; /* an unchecked build reports nothing, so there is nothing to decode */
   lr->epochs = 1;
   lr->timed = timed;
-  if (capturing)
-    st->launches = -1; /* replays move the epoch as often as the caller runs the graph */
-  else if (st->launches >= 0 && st->launches++ == 0)
-    lr->epoch_before = st->epoch;
+  wgs__log_launch(&st->log, capturing);
   st->timing = cfg.time_kernel;
   return WGS_OK;
 }
@@ -366,10 +361,10 @@ extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
   wgs_launch_result *res = res_out ? res_out : &local_res;
   memset(res, 0, sizeof *res);
   res->protocol_us = res->kernel_us = -1;
-  if (st->launches == 0)
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_state_result: no launch on this state since the last "
-                                 "result");
-  int rc = use_device(st->device);
+  int rc = wgs__log_pending(&st->log, "wgs_cuda_state_result");
+  if (rc != WGS_OK)
+    return rc;
+  rc = use_device(st->device);
   if (rc != WGS_OK)
     return rc;
   /* The device mirrors the result words into mapped host memory: after the wait they are
@@ -395,14 +390,10 @@ extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
     cudaGetLastError();
     st->timing = 0;
   }
-  wgs__launch_record lr = st->last;
-  if (st->launches != 1)
-    lr.epoch_before = UINT32_MAX; /* several launches, or a graph: any movement is theirs */
-  st->launches = 0;
+  wgs__launch_record lr = st->log.last;
   const unsigned *glob = st->io;
-  st->epoch = glob[WGS_G_CTRL + WGS_CTRL_EPOCH];
   unsigned code = glob[WGS_G_ERROR + WGS_ERR_CODE];
-  rc = wgs__decode_result(glob, &lr, res);
+  rc = wgs__log_result(&st->log, glob, res);
   if (code != 0 || mcode != 0) { /* read: the next report may be written */
     st->mirror[WGS_MIRROR_ERROR] = 0;
     e = cudaMemsetAsync(st->mem + WGS_G_ERROR, 0, WGS_LINE_WORDS * sizeof(unsigned), stream);

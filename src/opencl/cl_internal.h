@@ -41,9 +41,7 @@ struct wgs_state {
   uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
   int cfg_valid;
   int host_reset;              /* the last launch ran without epochs (its half 0 is used) */
-  uint32_t epoch;              /* the device's launch epoch when last read */
-  wgs__launch_record last;     /* the latest launch, for wgs_state_result */
-  int launches;                /* launches since the last result */
+  wgs__launch_log log;         /* the launches since the last wgs_state_result */
   cl_event timing;             /* the latest launch's event, when it asked for kernel_us */
 };
 

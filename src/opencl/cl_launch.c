@@ -290,7 +290,7 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   }
   if (rc != WGS_OK)
     return rc;
-  wgs__launch_record *lr = &st->last;
+  wgs__launch_record *lr = &st->log.last;
   snprintf(lr->kname, sizeof lr->kname, "%s", kname);
   lr->mode = mode;
   lr->launched = groups;
@@ -298,8 +298,7 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   lr->checked = checked;
   lr->epochs = !checked;
   lr->timed = timed;
-  if (st->launches++ == 0)
-    lr->epoch_before = st->epoch;
+  wgs__log_launch(&st->log, 0);
   if (st->timing)
     clReleaseEvent(st->timing);
   st->timing = NULL;
@@ -321,15 +320,16 @@ int wgs_state_result(wgs_state_t *st, wgs_launch_result *res_out)
   wgs_launch_result *res = res_out ? res_out : &res_local;
   memset(res, 0, sizeof *res);
   res->protocol_us = res->kernel_us = -1;
-  if (st->launches == 0)
-    return wgs__fail(WGS_EINVAL, "wgs_state_result: no launch on this state since the last result");
+  int rc = wgs__log_pending(&st->log, "wgs_state_result");
+  if (rc != WGS_OK)
+    return rc;
   wgs_device_t *dev = st->dev;
   uint32_t glob[GLOBAL_WORDS];
   /* In-order queue: the read runs after the launches. */
   cl_int err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE, 0, sizeof glob, glob, 0, NULL, NULL);
   if (err != CL_SUCCESS)
-    return wgs__fail(WGS_EBACKEND, "kernel '%s' (%u groups) failed: %s", st->last.kname,
-                     st->last.launched, wgs_opencl_error_name(err));
+    return wgs__fail(WGS_EBACKEND, "kernel '%s' (%u groups) failed: %s", st->log.last.kname,
+                     st->log.last.launched, wgs_opencl_error_name(err));
   if (st->timing) {
     cl_ulong a = 0, b = 0;
     if (dev->profiling &&
@@ -340,12 +340,8 @@ int wgs_state_result(wgs_state_t *st, wgs_launch_result *res_out)
     clReleaseEvent(st->timing);
     st->timing = NULL;
   }
-  wgs__launch_record lr = st->last;
-  if (st->launches > 1)
-    lr.epoch_before = UINT32_MAX; /* several launches: any movement of the epoch is theirs */
-  st->launches = 0;
-  st->epoch = glob[WGS_G_CTRL + WGS_CTRL_EPOCH];
-  int rc = wgs__decode_result(glob, &lr, res);
+  wgs__launch_record lr = st->log.last;
+  rc = wgs__log_result(&st->log, glob, res);
   if (glob[WGS_G_ERROR + WGS_ERR_CODE] != 0) { /* read: the next report may be written */
     const uint32_t zero = 0;
     err = clEnqueueFillBuffer(dev->queue, st->mem, &zero, sizeof zero,
@@ -406,30 +402,34 @@ static void kernel_name(cl_kernel k, char *buf, size_t cap)
   buf[cap - 1] = '\0';
 }
 
+/* wgs_launch / wgs_launch_async: the kernel must belong to the state's device. */
+static int check_kernel(const wgs_state_t *st, const wgs_kernel_t *k, const char *who, char *name,
+                        size_t cap)
+{
+  if (!st || !k)
+    return wgs__fail(WGS_EINVAL, "%s: argument '%s' is NULL", who, st ? "k" : "st");
+  if (k->prog->dev != st->dev)
+    return wgs__fail(WGS_EINVAL, "%s: the kernel and the state belong to different devices", who);
+  kernel_name(k->k, name, cap);
+  return WGS_OK;
+}
+
 int wgs_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
                wgs_launch_result *res)
 {
-  WGS__REQUIRE(st);
-  WGS__REQUIRE(k);
-  if (k->prog->dev != st->dev)
-    return wgs__fail(WGS_EINVAL, "wgs_launch: the kernel and the state belong to different "
-                                 "devices");
   char name[128];
-  kernel_name(k->k, name, sizeof name);
-  return launch_sync(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, res);
+  int rc = check_kernel(st, k, "wgs_launch", name, sizeof name);
+  return rc != WGS_OK ? rc
+                      : launch_sync(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, res);
 }
 
 int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg)
 {
-  WGS__REQUIRE(st);
-  WGS__REQUIRE(k);
-  if (k->prog->dev != st->dev)
-    return wgs__fail(WGS_EINVAL, "wgs_launch_async: the kernel and the state belong to "
-                                 "different devices");
   char name[128];
-  kernel_name(k->k, name, sizeof name);
-  return launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, 0, NULL,
-                      NULL);
+  int rc = check_kernel(st, k, "wgs_launch_async", name, sizeof name);
+  return rc != WGS_OK ? rc
+                      : launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg,
+                                     0, NULL, NULL);
 }
 
 /* A program built with wgs_device_opencl_build_options says which build it is in its options

@@ -1,0 +1,68 @@
+/*
+ * What the CUDA benchmarks share: a CUDA call that must succeed, median/min/max of repeats, a
+ * wall clock, and the results folder and files (created when missing, or a clear refusal).
+ * Header-only, so that scripts/gpu.sh can build bench_launch.cu against an earlier tree.
+ */
+#ifndef WGS_BENCH_UTIL_H
+#define WGS_BENCH_UTIL_H
+
+#include <algorithm>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <vector>
+
+#define CK(x)                                                                                \
+  do {                                                                                       \
+    cudaError_t e_ = (x);                                                                    \
+    if (e_ != cudaSuccess) {                                                                 \
+      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_));    \
+      exit(1);                                                                               \
+    }                                                                                        \
+  } while (0)
+
+struct stat3 {
+  double med, lo, hi;
+};
+static inline stat3 stats(std::vector<double> v)
+{
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return {n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, v.front(), v.back()};
+}
+static inline double now_us()
+{
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+/* The results folder: created when missing (one level), refused when it cannot be (2). */
+static inline int results_dir(const char *tool, const char *dir)
+{
+  struct stat sb;
+  errno = 0;
+  if (stat(dir, &sb) != 0 ? mkdir(dir, 0777) != 0 : !S_ISDIR(sb.st_mode)) {
+    fprintf(stderr, "%s: cannot create the results folder '%s': %s\n", tool, dir,
+            errno ? strerror(errno) : "a file of that name is in the way");
+    return 2;
+  }
+  return 0;
+}
+/* A results file in dir; exits with a message rather than writing through NULL. */
+static inline FILE *results_file(const char *tool, const char *dir, const char *name)
+{
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "%s: cannot write '%s': %s\n", tool, path, strerror(errno));
+    exit(2);
+  }
+  return f;
+}
+
+#endif
