@@ -7,6 +7,7 @@
 #   scripts/gpu.sh cuda    build + the CUDA tests + the CUDA benchmark
 #   scripts/gpu.sh apps    build + the app tests on NVIDIA OpenCL and CUDA + Table 4 on both
 #   scripts/gpu.sh split   build + the work-group split tests and benchmark on NVIDIA OpenCL
+#   scripts/gpu.sh verify  build + the whole test suite (NVIDIA OpenCL and CUDA), no benchmarks
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
 # and run its CUDA bench and CLI latency in the same call, into $OUT/base: before and after
 # side by side on one machine.
@@ -110,6 +111,12 @@ if [ "$mode" = split ]; then   # the work-group split barrier on NVIDIA OpenCL
   build-gpu/tests/test_wgsync wg_split 2>&1 | tee "$R/wg_split-nvidia.log"
   build-gpu/bench/wgsync-bench-split-cl "$R" 2>&1 | tee "$R/bench-split-cl.log"
   tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
+  exit 0
+fi
+
+if [ "$mode" = verify ]; then   # the whole suite, NVIDIA OpenCL and CUDA, nothing else
+  (cd build-gpu && ctest -j1 --output-on-failure -E '^(model|fuzz)\.' > "$OUT/ctest-verify.log" 2>&1;
+   grep -E "tests passed|Failed|\*\*\*|Not Run|Skipped" "$OUT/ctest-verify.log" | tail -30)
   exit 0
 fi
 
