@@ -9,6 +9,7 @@
 #ifndef WGSYNC_CUDA_H
 #define WGSYNC_CUDA_H
 
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include "wgsync.h"
@@ -45,6 +46,18 @@ int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args, unsig
 int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
                           unsigned num_args, size_t shared_bytes, cudaStream_t stream,
                           const wgs_launch_config *cfg);
+/* The same launches for a kernel given as a driver-API handle: a CUfunction (cuModuleGetFunction
+ * on a module from NVRTC, a cubin or PTX; CuPy's RawKernel `.kernel.ptr`; cuda-python), or a
+ * CUkernel from a CUlibrary cast to CUfunction (cuLaunchKernel takes both). The module must be
+ * loaded in the state's device's primary context (what the runtime, CuPy and cuda.core use).
+ * Discovery, config words, results and stream capture are those of wgs_cuda_launch; the
+ * occupancy query for the early close uses cuOccupancyMaxActiveBlocksPerMultiprocessor. */
+int wgs_cuda_launch_function(wgs_cuda_state_t *st, CUfunction fn, void **args, unsigned num_args,
+                             size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg,
+                             wgs_launch_result *res);
+int wgs_cuda_launch_function_async(wgs_cuda_state_t *st, CUfunction fn, void **args,
+                                   unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                   const wgs_launch_config *cfg);
 /* Waits for stream and reports the state's latest launch: participants, kernel_us when that
  * launch asked for it, and the first checked-build error any launch recorded since the last
  * call (which it then clears). Returns that status, as wgs_cuda_launch would have. */

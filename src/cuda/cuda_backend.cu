@@ -3,6 +3,7 @@
  * cooperative) launch, the report of a checked build, and the occupancy tools.
  * The protocol and its state are those of the OpenCL backend (device/common/wgs_layout.h).
  */
+#include <cuda.h>
 #include <cuda_runtime.h>
 #include <math.h>
 #include <stdio.h>
@@ -37,6 +38,68 @@ static int cuda_fail(const char *what, cudaError_t e)
   cudaGetLastError(); /* clear a sticky launch error so the next call starts clean */
   return wgs__fail(status, "%s failed: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
 }
+
+/* The driver API, for kernels given as CUfunction / CUkernel handles (modules loaded by NVRTC
+ * programs, CuPy, cuda-python, Numba, Triton). Reached through the runtime's entry-point query,
+ * so libwgsync_cuda needs no link to libcuda and any runtime copy in the process can launch. */
+typedef CUresult (*wgs__cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned,
+                                        unsigned, unsigned, unsigned, CUstream, void **, void **);
+typedef CUresult (*wgs__cuOccupancy)(int *, CUfunction, int, size_t);
+typedef CUresult (*wgs__cuGetErrorName)(CUresult, const char **);
+static struct {
+  int loaded, ok;
+  wgs__cuLaunchKernel launch;
+  wgs__cuOccupancy occupancy;
+  wgs__cuGetErrorName error_name;
+} drv;
+
+static int driver_entry(const char *name, void **fn)
+{
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  cudaError_t e = cudaGetDriverEntryPointByVersion(name, fn, 12000, cudaEnableDefault, &q);
+#else
+  cudaError_t e = cudaGetDriverEntryPoint(name, fn, cudaEnableDefault, &q);
+#endif
+  if (e != cudaSuccess)
+    return cuda_fail("cudaGetDriverEntryPoint", e);
+  if (q != cudaDriverEntryPointSuccess || !*fn)
+    return wgs__fail(WGS_EBACKEND, "the CUDA driver has no %s (driver API 12.0 or newer is needed)",
+                     name);
+  return WGS_OK;
+}
+
+static int load_driver(void)
+{
+  if (!drv.loaded) { /* benign race: every thread stores the same pointers */
+    drv.ok = driver_entry("cuLaunchKernel", (void **)&drv.launch) == WGS_OK &&
+             driver_entry("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&drv.occupancy) == WGS_OK &&
+             driver_entry("cuGetErrorName", (void **)&drv.error_name) == WGS_OK;
+    drv.loaded = 1;
+    if (!drv.ok)
+      return WGS_EBACKEND; /* the message is set */
+  }
+  return drv.ok ? WGS_OK : wgs__fail(WGS_EBACKEND, "the CUDA driver API entry points could not be found");
+}
+
+static int cu_fail(const char *what, CUresult r)
+{
+  const char *name = NULL;
+  if (drv.error_name)
+    drv.error_name(r, &name);
+  int status = r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES || r == CUDA_ERROR_INVALID_VALUE
+                   ? WGS_ELIMIT : WGS_EBACKEND;
+  return wgs__fail(status, "%s failed: %s (%d)%s", what, name ? name : "CUresult", (int)r,
+                   r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_CONTEXT
+                       ? " (is the function from a module loaded on this state's device?)" : "");
+}
+
+/* What is launched: a runtime-API symbol, or a driver-API function handle. */
+typedef struct {
+  const void *sym;
+  CUfunction fn;
+  const char *who;
+} kernel_ref;
 
 struct wgs_cuda_state {
   int device;
@@ -229,23 +292,21 @@ extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
   return (uint32_t)(sms * per);
 }
 
-extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
-                                     unsigned num_args, size_t shared_bytes, cudaStream_t stream,
-                                     const wgs_launch_config *cfg_in)
+static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsigned num_args,
+                        size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg_in)
 {
-  WGS__REQUIRE(st);
-  WGS__REQUIRE(kernel);
-  if (num_args > 0)
-    WGS__REQUIRE(args);
+  const void *kernel = kr.sym ? kr.sym : (const void *)kr.fn; /* the occupancy cache's key */
+  if (!kr.sym && load_driver() != WGS_OK)
+    return WGS_EBACKEND;
   wgs_launch_config cfg;
   if (cfg_in)
     cfg = *cfg_in;
   else
     wgs_launch_config_init(&cfg);
   if (cfg.state_arg >= num_args)
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch: state_arg is %u but the kernel has %u "
-                                 "arguments", cfg.state_arg, num_args);
-  int rc = wgs__check_launch_config("wgs_cuda_launch", &cfg);
+    return wgs__fail(WGS_EINVAL, "%s: state_arg is %u but the kernel has %u arguments", kr.who,
+                     cfg.state_arg, num_args);
+  int rc = wgs__check_launch_config(kr.who, &cfg);
   if (rc != WGS_OK)
     return rc;
   rc = use_device(st->device);
@@ -279,7 +340,9 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
       if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != shared_bytes) {
         int per_sm = 0;
         st->occ_groups = 0; /* a failed query only means no early close */
-        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, (int)local, shared_bytes) == cudaSuccess)
+        if (kr.sym ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kr.sym, (int)local,
+                                                                   shared_bytes) == cudaSuccess
+                   : drv.occupancy(&per_sm, kr.fn, (int)local, shared_bytes) == CUDA_SUCCESS)
           st->occ_groups = (uint32_t)(per_sm * st->sms);
         cudaGetLastError();
         st->occ_kernel = kernel;
@@ -300,13 +363,13 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
     return cuda_fail("cudaStreamIsCapturing", e);
   int capturing = capture != cudaStreamCaptureStatusNone;
   if (capturing && cfg.time_kernel)
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_launch_async: time_kernel is set, but the stream is "
-                                 "being captured (time the graph's launch instead)");
+    return wgs__fail(WGS_EINVAL, "%s: time_kernel is set, but the stream is being captured "
+                                 "(time the graph's launch instead)", kr.who);
 
   void *argv_local[32];
   void **argv = argv_local;
   if (num_args > 32 && !(argv = (void **)malloc(num_args * sizeof *argv)))
-    return wgs__fail(WGS_ENOMEM, "wgs_cuda_launch: out of memory");
+    return wgs__fail(WGS_ENOMEM, "%s: out of memory", kr.who);
   memcpy(argv, args, num_args * sizeof *argv);
   unsigned *state_ptr = st->mem;
   argv[cfg.state_arg] = &state_ptr;
@@ -328,8 +391,19 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
   }
   if (cfg.time_kernel)
     STEP(cudaEventRecord(st->e0, stream), "cudaEventRecord")
-  STEP(cudaLaunchKernel(kernel, dim3(groups), dim3((unsigned)local), argv, shared_bytes, stream),
-       "cudaLaunchKernel")
+  if (kr.sym) {
+    STEP(cudaLaunchKernel(kr.sym, dim3(groups), dim3((unsigned)local), argv, shared_bytes, stream),
+         "cudaLaunchKernel")
+    if (rc == WGS_EBACKEND && e == cudaErrorInvalidDeviceFunction)
+      wgs__fail_append(" (a kernel symbol is known only to the CUDA runtime that registered it: a "
+                       "program using libwgsync_cuda.so must link the shared runtime, nvcc "
+                       "-cudart shared; or launch it as a CUfunction, wgs_cuda_launch_function)");
+  } else if (rc == WGS_OK) {
+    CUresult r = drv.launch(kr.fn, groups, 1, 1, (unsigned)local, 1, 1, (unsigned)shared_bytes,
+                            (CUstream)stream, argv, NULL);
+    if (r != CUDA_SUCCESS)
+      rc = cu_fail("cuLaunchKernel", r);
+  }
   if (cfg.time_kernel)
     STEP(cudaEventRecord(st->e1, stream), "cudaEventRecord")
 #undef STEP
@@ -351,6 +425,30 @@ extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, v
   wgs__log_launch(&st->log, capturing);
   st->timing = cfg.time_kernel;
   return WGS_OK;
+}
+
+extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
+                                     unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                     const wgs_launch_config *cfg)
+{
+  WGS__REQUIRE(st);
+  WGS__REQUIRE(kernel);
+  if (num_args > 0)
+    WGS__REQUIRE(args);
+  kernel_ref kr = {kernel, NULL, "wgs_cuda_launch"};
+  return launch_async(st, kr, args, num_args, shared_bytes, stream, cfg);
+}
+
+extern "C" int wgs_cuda_launch_function_async(wgs_cuda_state_t *st, CUfunction fn, void **args,
+                                              unsigned num_args, size_t shared_bytes,
+                                              cudaStream_t stream, const wgs_launch_config *cfg)
+{
+  WGS__REQUIRE(st);
+  WGS__REQUIRE(fn);
+  if (num_args > 0)
+    WGS__REQUIRE(args);
+  kernel_ref kr = {NULL, fn, "wgs_cuda_launch_function"};
+  return launch_async(st, kr, args, num_args, shared_bytes, stream, cfg);
 }
 
 extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
@@ -414,11 +512,9 @@ extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
   return rc;
 }
 
-extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args,
-                               unsigned num_args, size_t shared_bytes, cudaStream_t stream,
-                               const wgs_launch_config *cfg, wgs_launch_result *res)
+/* The synchronous launches: the enqueue's status, else the launch's result. */
+static int launch_wait(wgs_cuda_state_t *st, int rc, cudaStream_t stream, wgs_launch_result *res)
 {
-  int rc = wgs_cuda_launch_async(st, kernel, args, num_args, shared_bytes, stream, cfg);
   if (rc != WGS_OK) {
     if (res) {
       memset(res, 0, sizeof *res);
@@ -427,6 +523,22 @@ extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **
     return rc;
   }
   return wgs_cuda_state_result(st, stream, res);
+}
+
+extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args,
+                               unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                               const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  int rc = wgs_cuda_launch_async(st, kernel, args, num_args, shared_bytes, stream, cfg);
+  return launch_wait(st, rc, stream, res);
+}
+
+extern "C" int wgs_cuda_launch_function(wgs_cuda_state_t *st, CUfunction fn, void **args,
+                                        unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                        const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  int rc = wgs_cuda_launch_function_async(st, fn, args, num_args, shared_bytes, stream, cfg);
+  return launch_wait(st, rc, stream, res);
 }
 
 /* ---- occupancy tools -------------------------------------------------------------------- */
