@@ -239,6 +239,14 @@ int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *
  * then clears). Returns that launch's status, as wgs_launch would have. */
 int wgs_state_result(wgs_state_t *st, wgs_launch_result *res);
 
+/* An ordinary launch, no discovery and no state: kernel k over a dims-dimensional range (1 to
+ * 3) of global[d] work-items in groups of local[d] (local may be NULL: the driver chooses), on
+ * the device's queue; waits for it to finish. For kernels that use only the work-group split
+ * built-ins (intel_work_group_barrier_arrive / _wait) or no barrier at all. A global[d] that
+ * is not a multiple of local[d] needs non-uniform work-groups (OpenCL 2.0; neither PoCL 3.1 nor
+ * NVIDIA has them): elsewhere it is WGS_ELIMIT, saying so. */
+int wgs_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local);
+
 /* Over-provisioned group count wgs_launch uses when cfg->groups is 0. */
 uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size);
 

@@ -263,7 +263,6 @@ static int case_wg_split(void)
 {
   wgs_device_info in;
   wgs_device_t *dev = open_default(&in);
-  cl_command_queue q = wgs_device_opencl_queue(dev);
   const size_t groups = 8, local = LOCAL, global = groups * local;
   wgs_buffer_t *bad, *data;
   CHECK_OK(wgs_buffer_create(dev, 16, &bad));
@@ -299,14 +298,13 @@ static int case_wg_split(void)
       CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
       /* nonuniform: 2.5 groups, the last one half full (OpenCL 2.0+ non-uniform work-groups) */
       size_t g = i == 3 ? 2 * local + local / 2 : global;
-      cl_int e = clEnqueueNDRangeKernel(q, wgs_kernel_opencl(k), 1, NULL, &g, &local, 0, NULL, NULL);
-      if (i == 3 && e == CL_INVALID_WORK_GROUP_SIZE) {
+      rc = wgs_kernel_run(k, 1, &g, &local); /* an ordinary launch: no discovery, no state */
+      if (i == 3 && rc == WGS_ELIMIT && strstr(wgs_last_error(), "CL_INVALID_WORK_GROUP_SIZE")) {
         printf("%s: not run: the device does not support non-uniform work-groups (clinfo: \"Non-uniform work-groups No\")\n", names[i]);
         wgs_kernel_release(k);
         continue;
       }
-      CHECK_EQ(e, CL_SUCCESS);
-      CHECK_EQ(clFinish(q), CL_SUCCESS);
+      CHECK_OK(rc);
       CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
       printf("%s: %u rounds x %zu work-items, %u wrong reads\n", names[i], rounds, g, got[0]);
       CHECK_EQ(got[0], 0);
@@ -673,6 +671,17 @@ static int case_bad_input(void)
   cfg.groups = 2;
   cfg.local_size = LOCAL;
   CHECK(wgs_launch(st, k, &cfg, NULL) != WGS_OK);
+
+  /* the ordinary launch: bad ranges are named */
+  size_t g1 = 64, l1 = 0, g3[3] = {8, 8, 8};
+  CHECK_STATUS(wgs_kernel_run(NULL, 1, &g1, NULL), WGS_EINVAL);
+  CHECK_STATUS(wgs_kernel_run(k, 0, &g1, NULL), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "dims is 0 (expected 1, 2 or 3)") != NULL);
+  CHECK_STATUS(wgs_kernel_run(k, 1, &g1, &l1), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "local[0] is 0") != NULL);
+  size_t big[3] = {in.max_work_group_size * 2, 1, 1};
+  CHECK_STATUS(wgs_kernel_run(k, 3, g3, big), WGS_ELIMIT);
+  CHECK(strstr(wgs_last_error(), "device maximum") != NULL);
 
   wgs_buffer_t *b = NULL;
   uint32_t v[4] = {1, 2, 3, 4};

@@ -432,6 +432,51 @@ int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *
                                      0, NULL, NULL);
 }
 
+int wgs_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local)
+{
+  if (!k || !global)
+    return wgs__fail(WGS_EINVAL, "wgs_kernel_run: argument '%s' is NULL", k ? "global" : "k");
+  if (dims < 1 || dims > 3)
+    return wgs__fail(WGS_EINVAL, "wgs_kernel_run: dims is %u (expected 1, 2 or 3)", dims);
+  wgs_device_t *dev = k->prog->dev;
+  char name[128];
+  kernel_name(k->k, name, sizeof name);
+  size_t items = 1;
+  for (unsigned d = 0; d < dims; d++) {
+    if (global[d] == 0)
+      return wgs__fail(WGS_EINVAL, "wgs_kernel_run('%s'): global[%u] is 0", name, d);
+    if (local && local[d] == 0)
+      return wgs__fail(WGS_EINVAL, "wgs_kernel_run('%s'): local[%u] is 0 (pass local = NULL to "
+                                   "let the driver choose)", name, d);
+    if (local)
+      items *= local[d];
+  }
+  if (local && items > dev->info.max_work_group_size)
+    return wgs__fail(WGS_ELIMIT, "wgs_kernel_run('%s'): groups of %zu work-items exceed the "
+                                 "device maximum of %zu on '%s'",
+                     name, items, dev->info.max_work_group_size, dev->info.name);
+  cl_ulong klmem = 0; /* as in launch_async: PoCL 3.1 aborts on too much local memory */
+  if (clGetKernelWorkGroupInfo(k->k, dev->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klmem, &klmem,
+                               NULL) == CL_SUCCESS &&
+      klmem > dev->info.local_mem_bytes)
+    return wgs__fail(WGS_ELIMIT, "kernel '%s' needs %llu bytes of local memory per group, but "
+                                 "'%s' has %llu",
+                     name, (unsigned long long)klmem, dev->info.name,
+                     (unsigned long long)dev->info.local_mem_bytes);
+  cl_int err = clEnqueueNDRangeKernel(dev->queue, k->k, dims, NULL, global, local, 0, NULL, NULL);
+  if (err != CL_SUCCESS)
+    return wgs__fail(err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE ? WGS_ELIMIT
+                                                                                     : WGS_EBACKEND,
+                     "wgs_kernel_run('%s'): clEnqueueNDRangeKernel failed: %s%s", name,
+                     wgs_opencl_error_name(err),
+                     err == CL_INVALID_WORK_GROUP_SIZE
+                         ? " (a global size that is not a multiple of the local size needs "
+                           "non-uniform work-groups, which this device does not support)"
+                         : "");
+  WGS__CL(clFinish(dev->queue), "clFinish (kernel execution)");
+  return WGS_OK;
+}
+
 /* A program built with wgs_device_opencl_build_options says which build it is in its options
  * (on PoCL an unchecked one is compiled with bounded spins and must run unbounded: the
  * WGS_UNCHECKED_BUILD marker, cl_device.c); any other gets a spin bound in case it is checked. */
