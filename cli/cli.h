@@ -89,6 +89,7 @@ size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
  * the exit status (0 after --help, 2 after an error, reported on stderr). */
 void cli_usage(FILE *f);
 void cli_usage_app(FILE *f);
+void cli_usage_command(FILE *f, const char *cmd);
 int cli_parse(int argc, char **argv, cli_opts *o);
 int cmd_devices(const cli_opts *o);
 int cmd_spirv(int argc, char **argv);

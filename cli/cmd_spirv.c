@@ -45,11 +45,26 @@ static uint32_t *read_words(const char *path, size_t *n)
   return w;
 }
 
+static void spirv_usage(FILE *f)
+{
+  fputs("usage: wgsync spirv validate FILE [--json]\n"
+        "       wgsync spirv lower FILE -o OUT\n\n"
+        "SPIR-V split barriers (seed 002): validate checks a module's OpControlBarrierArriveINTEL /\n"
+        "OpControlBarrierWaitINTEL uses (pairing, semantics, scopes) and names each issue; lower\n"
+        "rewrites them for devices without the extension (arrive: a release fence; wait: a full\n"
+        "control barrier) into OUT.\n",
+        f);
+}
+
 int cmd_spirv(int argc, char **argv)
 {
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+      spirv_usage(stdout);
+      return 0;
+    }
   if (argc < 4 || (strcmp(argv[2], "validate") && strcmp(argv[2], "lower"))) {
-    fprintf(stderr, "usage: wgsync spirv validate FILE [--json]\n"
-                    "       wgsync spirv lower FILE -o OUT\n");
+    spirv_usage(stderr);
     return 2;
   }
   int lower = !strcmp(argv[2], "lower"), json = 0;

@@ -13,7 +13,7 @@
 void cli_usage(FILE *f)
 {
   fputs(
-      "usage: wgsync <command> [options]\n"
+      "usage: wgsync <command> [options]   (wgsync <command> --help: that command's options)\n"
       "\n"
       "commands:\n"
       "  devices    list OpenCL platforms and devices with what matters to wgsync\n"
@@ -93,6 +93,71 @@ void cli_usage_app(FILE *f)
         f);
 }
 
+/* `wgsync COMMAND --help`: what the command does and the options it reads. */
+static const struct {
+  const char *cmd, *text;
+} command_help[] = {
+    {"devices", "usage: wgsync devices [--json]\n\n"
+                "Lists the OpenCL platforms and devices (and CUDA devices, when built with CUDA) with\n"
+                "what wgsync relies on: the atomics layer, acq_rel and device scope, the split-barrier\n"
+                "extension, work-group and local-memory limits.\n"},
+    {"discover", "usage: wgsync discover [options]\n\n"
+                 "Runs occupancy discovery R times and reports each count, min/median/max and the\n"
+                 "protocol time (device clock where there is one).\n\n"
+                 "  --runs R           discovery runs (10)\n"
+                 "  --lock free|ticket|spin   protocol (free: the default, lock-free with close)\n"
+                 "  --delay N          lock rounds of delay (seed 003 §5.4)\n"
+                 "  --wait-us X        the close wait\n"
+                 "  --bound            also search the occupancy bound and report recall against it\n"
+                 "  --local-size N (256)   --local-mem BYTES|max   --groups N   --timeout-ms X\n"},
+    {"bound", "usage: wgsync bound [options]\n\n"
+              "Finds the occupancy bound by the unsafe search of seed 003 §5.1: a barrier over N\n"
+              "launched groups with discovery off. Each probe is bounded by the checked build, so a\n"
+              "deadlock is a result, not a hang. Progress goes to stderr.\n\n"
+              "  --limit N          largest group count probed\n"
+              "  --local-size N (256)   --local-mem BYTES|max   --timeout-ms X (probe spin bound)\n"},
+    {"barrier", "usage: wgsync barrier [options]\n\n"
+                "Grid-barrier self-test: K barriers, each followed by a check that every work-item\n"
+                "reads what another group's work-item wrote before it.\n\n"
+                "  --rounds K         barriers (1000)\n"
+                "  --barrier xf|counter   the barrier (counter: default)\n"
+                "  --split            arrive; work; wait\n"
+                "  --unchecked        the unchecked build (with --discovery all: a checked probe first)\n"
+                "  --discovery protocol|all   discovery, or every launched group takes part\n"
+                "  --lock, --wait-us, --local-size, --local-mem, --groups, --timeout-ms: as discover\n"},
+    {"latency", "usage: wgsync latency --groups G [options]\n\n"
+                "Per-barrier latency over exactly G groups (a checked probe first, so too many\n"
+                "groups is an error, not a hang): median, min and max over the runs.\n\n"
+                "  --groups G         groups (required)\n"
+                "  --local-size L (256)   --barrier xf|counter   --rounds K (barriers per run: 2000)\n"
+                "  --runs R           runs (7)\n"},
+    {"kernels", "usage: wgsync kernels [-q]\n\n"
+                "Resources of wgsync's own kernels on the device (registers where the driver says,\n"
+                "maximum work-group size, local and private memory), and their build log.\n"
+                "WGSYNC_TOOLS_OPTIONS adds build options.\n"},
+    {"demo", "usage: wgsync demo [device options]\n\n"
+             "wgsync's main job on one device: the devices, discovery with recall against the\n"
+             "bound, 1000 grid barriers with a message-passing check, and bfs as a host loop of\n"
+             "kernels and as one persistent kernel, each checked against a CPU BFS.\n"},
+};
+
+void cli_usage_command(FILE *f, const char *cmd)
+{
+  if (!strcmp(cmd, "app")) {
+    cli_usage_app(f);
+    return;
+  }
+  for (size_t i = 0; i < sizeof command_help / sizeof command_help[0]; i++)
+    if (!strcmp(cmd, command_help[i].cmd)) {
+      fputs(command_help[i].text, f);
+      fputs("\ndevice:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
+            "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
+            "output:  --json (not demo)   -q, --quiet (no progress on stderr)\n", f);
+      return;
+    }
+  cli_usage(f);
+}
+
 int cli_parse(int argc, char **argv, cli_opts *o_)
 {
   const char *cmd = argv[1];
@@ -152,10 +217,7 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
       o.quiet = 1;
       break;
     case 'h':
-      if (!strcmp(cmd, "app"))
-        cli_usage_app(stdout);
-      else
-        cli_usage(stdout);
+      cli_usage_command(stdout, cmd);
       return 0;
     case O_JSON:
       o.json = 1;
