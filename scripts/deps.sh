@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what wgsync needs on Debian/Ubuntu when it is missing: a C compiler, CMake, the Khronos
 # ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), and for the
-# tests (WGS_DEPS_TESTS=1) SPIN (the model checks) and clang (libFuzzer, tests/fuzz). Sourced by
+# tests (WGS_DEPS_TESTS=1) SPIN (the model checks), clang (libFuzzer, tests/fuzz) and
+# pkg-config (the examples against the installed package). Sourced by
 # setup.sh and test.sh.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc)
@@ -13,6 +14,7 @@ command -v spirv-as >/dev/null 2>&1 || need+=(spirv-tools) # the SPIR-V tests as
 if [ -n "${WGS_DEPS_TESTS:-}" ]; then # only what the tests need (scripts/test.sh sets it)
   command -v spin >/dev/null 2>&1 || need+=(spin)   # the model checks (tests/model)
   command -v clang >/dev/null 2>&1 || need+=(clang) # libFuzzer (tests/fuzz)
+  command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config) # examples/ through pkg-config
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "wgsync: installing ${need[*]}"

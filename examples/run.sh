@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Builds and runs every example against an *installed* wgsync, twice: as a CMake project
+# (find_package) and with one compiler line (pkg-config). CUDA examples are built when nvcc is
+# found and run when a GPU answers (exit 77 = skipped without one).
+#   examples/run.sh PREFIX [WORKDIR]
+set -uo pipefail
+prefix=$(cd "${1:?usage: examples/run.sh PREFIX [WORKDIR]}" && pwd)
+work=${2:-$(mktemp -d)}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+fail=0
+pc_dir=$(dirname "$(find "$prefix" -name wgsync.pc | head -1)")
+export PKG_CONFIG_PATH="$pc_dir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+libdir=$(pkg-config --variable=libdir wgsync)
+have_cuda=0
+[ -f "$pc_dir/wgsync-cuda.pc" ] && command -v nvcc >/dev/null && have_cuda=1
+
+run() { # name, command...: runs it, 77 counts as skipped
+  local name=$1; shift
+  "$@"; local rc=$?
+  case $rc in
+    0) echo "ok      $name" ;;
+    77) echo "skipped $name (no GPU)" ;;
+    *) echo "FAILED  $name (exit $rc)"; fail=1 ;;
+  esac
+}
+
+for ex in opencl-jacobi split-barrier cuda-jacobi; do
+  case $ex in cuda-*) [ $have_cuda = 1 ] || { echo "skipped $ex (no nvcc or no CUDA package)"; continue; } ;; esac
+  b="$work/$ex-cmake"
+  if cmake -S "$here/$ex" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+       > "$b.log" 2>&1 && cmake --build "$b" >> "$b.log" 2>&1; then
+    exe=$(find "$b" -maxdepth 1 -type f -executable | head -1)
+    run "$ex (find_package)" "$exe"
+  else
+    echo "FAILED  $ex (find_package build; log follows)"; cat "$b.log"; fail=1
+  fi
+  # the same source with one compiler line from pkg-config
+  exe="$work/$ex-pc"
+  case $ex in
+    cuda-*) nvcc -arch=sm_90 -cudart shared -o "$exe" "$here/$ex"/*.cu \
+              $(pkg-config --cflags --libs wgsync-cuda) -Xlinker -rpath="$libdir" ;;
+    *) cc -std=c11 -O2 -o "$exe" "$here/$ex"/*.c $(pkg-config --cflags --libs wgsync) \
+         -Wl,-rpath,"$libdir" ;;
+  esac
+  if [ $? -eq 0 ]; then run "$ex (pkg-config)" "$exe"; else echo "FAILED  $ex (pkg-config build)"; fail=1; fi
+done
+exit $fail
