@@ -2,7 +2,8 @@
 # Installs what wgsync needs on Debian/Ubuntu when it is missing: a C compiler, CMake, the Khronos
 # ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), and for the
 # tests (WGS_DEPS_TESTS=1) SPIN (the model checks), clang (libFuzzer, tests/fuzz) and
-# pkg-config (the examples against the installed package). Sourced by
+# pkg-config (the examples against the installed package), PyOpenCL (the Python package's
+# interop test). Sourced by
 # setup.sh and test.sh.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc)
@@ -15,6 +16,8 @@ if [ -n "${WGS_DEPS_TESTS:-}" ]; then # only what the tests need (scripts/test.s
   command -v spin >/dev/null 2>&1 || need+=(spin)   # the model checks (tests/model)
   command -v clang >/dev/null 2>&1 || need+=(clang) # libFuzzer (tests/fuzz)
   command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config) # examples/ through pkg-config
+  /usr/bin/python3 -c "import pyopencl, numpy" 2>/dev/null ||
+    need+=(python3-pyopencl python3-numpy) # the Python package's PyOpenCL interop test
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "wgsync: installing ${need[*]}"

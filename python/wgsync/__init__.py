@@ -1,0 +1,430 @@
+"""wgsync: portable work-group barriers, occupancy discovery and grid barriers.
+
+ctypes bindings over the installed shared libraries (libwgsync.so for OpenCL,
+libwgsync_cuda.so for CUDA). Set WGSYNC_LIBRARY_DIR when they are not on the loader's path.
+"""
+import ctypes
+import ctypes.util
+import os
+
+__version__ = "0.1.0"
+
+# ---- the C types (include/wgsync.h; same order, same types) ------------------------------
+
+LOCK_TICKET, LOCK_SPIN, LOCK_FREE = 0, 1, 2
+DISCOVERY_PROTOCOL, DISCOVERY_ALL = 0, 1
+BARRIER_DEFAULT, BARRIER_XF, BARRIER_COUNTER = 0, 1, 2
+BUILD_CHECKED = 1
+
+u32, i32, u64, i64, f32, f64 = (ctypes.c_uint32, ctypes.c_int32, ctypes.c_uint64,
+                                ctypes.c_int64, ctypes.c_float, ctypes.c_double)
+
+
+class DeviceInfo(ctypes.Structure):
+    _fields_ = [("backend", ctypes.c_int), ("platform_index", ctypes.c_int),
+                ("device_index", ctypes.c_int), ("platform_name", ctypes.c_char * 128),
+                ("name", ctypes.c_char * 256), ("vendor", ctypes.c_char * 128),
+                ("driver_version", ctypes.c_char * 128), ("device_version", ctypes.c_char * 128),
+                ("c_version", ctypes.c_char * 64), ("is_gpu", ctypes.c_int),
+                ("is_cpu", ctypes.c_int), ("compute_units", ctypes.c_uint),
+                ("max_work_group_size", ctypes.c_size_t), ("local_mem_bytes", ctypes.c_uint64),
+                ("global_mem_bytes", ctypes.c_uint64), ("atomics", ctypes.c_int),
+                ("has_acq_rel", ctypes.c_int), ("has_scope_device", ctypes.c_int),
+                ("has_split_barrier", ctypes.c_int), ("has_timer", ctypes.c_int)]
+
+    def as_dict(self):
+        return {f: (getattr(self, f).decode() if isinstance(getattr(self, f), bytes) else getattr(self, f))
+                for f, _ in self._fields_}
+
+
+class _Select(ctypes.Structure):
+    _fields_ = [("platform", ctypes.c_int), ("device", ctypes.c_int), ("name", ctypes.c_char_p)]
+
+
+class LaunchConfig(ctypes.Structure):
+    _fields_ = [("local_size", ctypes.c_size_t), ("groups", ctypes.c_uint32),
+                ("state_arg", ctypes.c_uint), ("lock", ctypes.c_int), ("delay", ctypes.c_uint32),
+                ("close_wait_us", ctypes.c_double), ("discovery", ctypes.c_int),
+                ("timeout_ms", ctypes.c_double), ("barrier", ctypes.c_int),
+                ("close_at", ctypes.c_uint32), ("time_protocol", ctypes.c_int),
+                ("time_kernel", ctypes.c_int)]
+
+
+class LaunchResult(ctypes.Structure):
+    _fields_ = [("launched", ctypes.c_uint32), ("participants", ctypes.c_uint32),
+                ("protocol_us", ctypes.c_double), ("kernel_us", ctypes.c_double),
+                ("err_site", ctypes.c_uint32), ("err_instance", ctypes.c_uint32),
+                ("err_arrived", ctypes.c_uint32), ("err_expected", ctypes.c_uint32),
+                ("err_missing_count", ctypes.c_uint32), ("err_missing", ctypes.c_uint32 * 24)]
+
+    def __repr__(self):
+        return ("LaunchResult(launched=%d, participants=%d, kernel_us=%.1f)"
+                % (self.launched, self.participants, self.kernel_us))
+
+
+class WgsyncError(RuntimeError):
+    """A wgsync call failed: .status (negative), .name ("WGS_EDEADLOCK"), .detail
+    (wgs_last_error), and .result (the LaunchResult of a failed launch, else None)."""
+
+    def __init__(self, status, name, detail, result=None):
+        super().__init__("%s: %s" % (name, detail))
+        self.status, self.name, self.detail, self.result = status, name, detail, result
+
+
+# ---- loading the libraries -------------------------------------------------------------
+
+_libs = {}
+
+
+def _find(stem):
+    names = ["lib%s.so" % stem, "lib%s.so.0" % stem, "lib%s.dylib" % stem]
+    d = os.environ.get("WGSYNC_LIBRARY_DIR")
+    if d:
+        for n in names:
+            if os.path.exists(os.path.join(d, n)):
+                return os.path.join(d, n)
+        raise OSError("WGSYNC_LIBRARY_DIR=%s has no lib%s.so (expected the installed "
+                      "wgsync's lib folder)" % (d, stem))
+    found = ctypes.util.find_library(stem)
+    if found:
+        return found
+    for prefix in ("/usr/local/lib", "/usr/lib"):
+        if os.path.exists(os.path.join(prefix, names[0])):
+            return os.path.join(prefix, names[0])
+    raise OSError("lib%s.so not found: install wgsync (cmake --install) and set "
+                  "WGSYNC_LIBRARY_DIR to its lib folder" % stem)
+
+
+_P = ctypes.c_void_p
+_SIGS = {  # name: (restype, argtypes); both libraries share the first block
+    "wgs_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+    "wgs_status_name": (ctypes.c_char_p, [ctypes.c_int]),
+    "wgs_last_error": (ctypes.c_char_p, []),
+    "wgs_launch_config_init": (None, [ctypes.POINTER(LaunchConfig)]),
+}
+_SIGS_CL = {
+    "wgs_device_open": (ctypes.c_int, [ctypes.POINTER(_Select), ctypes.POINTER(_P)]),
+    "wgs_device_wrap_opencl": (ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_P)]),
+    "wgs_device_close": (None, [_P]),
+    "wgs_device_get_info": (ctypes.c_int, [_P, ctypes.POINTER(DeviceInfo)]),
+    "wgs_device_opencl_build_options": (ctypes.c_char_p, [_P, ctypes.c_uint]),
+    "wgs_device_library_source": (ctypes.c_char_p, []),
+    "wgs_program_build": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint,
+                                         ctypes.POINTER(_P)]),
+    "wgs_program_release": (None, [_P]),
+    "wgs_kernel_create": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "wgs_kernel_release": (None, [_P]),
+    "wgs_kernel_set_arg": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_size_t, _P]),
+    "wgs_kernel_set_arg_buffer": (ctypes.c_int, [_P, ctypes.c_uint, _P]),
+    "wgs_kernel_run": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.POINTER(ctypes.c_size_t),
+                                      ctypes.POINTER(ctypes.c_size_t)]),
+    "wgs_buffer_create": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(_P)]),
+    "wgs_buffer_release": (None, [_P]),
+    "wgs_buffer_write": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.c_size_t, _P]),
+    "wgs_buffer_read": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.c_size_t, _P]),
+    "wgs_state_create": (ctypes.c_int, [_P, ctypes.c_uint32, ctypes.POINTER(_P)]),
+    "wgs_state_release": (None, [_P]),
+    "wgs_default_groups": (ctypes.c_uint32, [_P, ctypes.c_size_t]),
+    "wgs_launch": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchConfig), ctypes.POINTER(LaunchResult)]),
+    "wgs_launch_opencl": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchConfig),
+                                         ctypes.POINTER(LaunchResult)]),
+}
+_SIGS_CUDA = {
+    "wgs_cuda_device_count": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)]),
+    "wgs_cuda_device_info": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(DeviceInfo)]),
+    "wgs_cuda_state_create": (ctypes.c_int, [ctypes.c_int, ctypes.c_uint32, ctypes.POINTER(_P)]),
+    "wgs_cuda_state_release": (None, [_P]),
+    "wgs_cuda_default_groups": (ctypes.c_uint32, [ctypes.c_int, ctypes.c_size_t]),
+    "wgs_cuda_launch_function": (ctypes.c_int, [_P, _P, ctypes.POINTER(_P), ctypes.c_uint,
+                                                ctypes.c_size_t, _P, ctypes.POINTER(LaunchConfig),
+                                                ctypes.POINTER(LaunchResult)]),
+}
+
+
+def _lib(which):
+    """The OpenCL ('cl') or CUDA ('cuda') library, loaded once."""
+    if which not in _libs:
+        lib = ctypes.CDLL(_find("wgsync" if which == "cl" else "wgsync_cuda"))
+        sigs = dict(_SIGS)
+        sigs.update(_SIGS_CL if which == "cl" else _SIGS_CUDA)
+        for name, (res, args) in sigs.items():
+            f = getattr(lib, name)
+            f.restype, f.argtypes = res, args
+        _libs[which] = lib
+    return _libs[which]
+
+
+def _check(lib, rc, result=None):
+    if rc != 0:
+        raise WgsyncError(rc, lib.wgs_status_name(rc).decode(),
+                          lib.wgs_last_error().decode(errors="replace"), result)
+
+
+def library_path(which="cl"):
+    """The path of the shared library in use ('cl' or 'cuda')."""
+    return _find("wgsync" if which == "cl" else "wgsync_cuda")
+
+
+def include_dir():
+    """The folder holding wgsync.cuh, wgs_layout.h and wgsync.cl (for NVRTC / CuPy -I, and for
+    building OpenCL programs yourself): WGSYNC_INCLUDE_DIR, else <prefix>/include/wgsync next
+    to the library's <prefix>/lib."""
+    d = os.environ.get("WGSYNC_INCLUDE_DIR")
+    if d:
+        return d
+    for which in ("cuda", "cl"):
+        try:
+            lib = os.path.realpath(library_path(which))
+        except OSError:
+            continue
+        for up in (1, 2):  # <prefix>/lib or <prefix>/lib/<multiarch>
+            base = os.path.dirname(lib)
+            for _ in range(up):
+                base = os.path.dirname(base)
+            cand = os.path.join(base, "include", "wgsync")
+            if os.path.isdir(cand):
+                return cand
+    raise OSError("the wgsync headers were not found next to the library: set WGSYNC_INCLUDE_DIR")
+
+
+def device_library_source():
+    """The OpenCL C device library (what wgs_program_build puts in front of a source)."""
+    return _lib("cl").wgs_device_library_source().decode()
+
+
+def _config(lib, local_size=0, groups=0, state_arg=0, lock=None, discovery=None, barrier=None,
+            timeout_ms=None, close_wait_us=None, time_kernel=False, time_protocol=False):
+    c = LaunchConfig()
+    lib.wgs_launch_config_init(ctypes.byref(c))
+    c.local_size, c.groups, c.state_arg = local_size, groups, state_arg
+    if lock is not None:
+        c.lock = lock
+    if discovery is not None:
+        c.discovery = discovery
+    if barrier is not None:
+        c.barrier = barrier
+    if timeout_ms is not None:
+        c.timeout_ms = timeout_ms
+    if close_wait_us is not None:
+        c.close_wait_us = close_wait_us
+    c.time_kernel, c.time_protocol = int(time_kernel), int(time_protocol)
+    return c
+
+
+# ---- OpenCL ------------------------------------------------------------------------------
+
+class Device:
+    """An OpenCL device with its context and queue (wgs_device_open), or wrapping yours."""
+
+    def __init__(self, name=None, platform=-1, device=-1, _handle=None):
+        self._lib = _lib("cl")
+        if _handle is None:
+            h = _P()
+            sel = _Select(platform, device, name.encode() if name else None)
+            _check(self._lib, self._lib.wgs_device_open(ctypes.byref(sel), ctypes.byref(h)))
+            _handle = h
+        self._h = _handle
+        info = DeviceInfo()
+        _check(self._lib, self._lib.wgs_device_get_info(self._h, ctypes.byref(info)))
+        self.info = info.as_dict()
+        self.name = self.info["name"]
+
+    @classmethod
+    def from_pyopencl(cls, queue):
+        """Wraps a pyopencl.CommandQueue (its context and device); wgsync retains them."""
+        lib, h = _lib("cl"), _P()
+        _check(lib, lib.wgs_device_wrap_opencl(_P(queue.device.int_ptr), _P(queue.context.int_ptr),
+                                               _P(queue.int_ptr), ctypes.byref(h)))
+        return cls(_handle=h)
+
+    def close(self):
+        if getattr(self, "_h", None):
+            self._lib.wgs_device_close(self._h)
+            self._h = None
+
+    __del__ = close
+
+    def build(self, source, options=None, checked=True):
+        return Program(self, source, options, checked)
+
+    def build_options(self, checked=True):
+        """Options for building wgsync.device_library_source() + your source yourself."""
+        return self._lib.wgs_device_opencl_build_options(self._h, BUILD_CHECKED if checked else 0).decode()
+
+    def buffer(self, nbytes):
+        return Buffer(self, nbytes)
+
+    def state(self, max_groups=None, local_size=256):
+        """Protocol state for up to max_groups launched groups (default: the over-provisioned
+        count for local_size)."""
+        if max_groups is None:
+            max_groups = self._lib.wgs_default_groups(self._h, local_size)
+        return State(self, max_groups)
+
+
+class Program:
+    def __init__(self, dev, source, options, checked):
+        self._dev, self._lib, h = dev, dev._lib, _P()
+        _check(self._lib, self._lib.wgs_program_build(dev._h, source.encode(),
+                                                      options.encode() if options else None,
+                                                      BUILD_CHECKED if checked else 0,
+                                                      ctypes.byref(h)))
+        self._h = h
+
+    def kernel(self, name):
+        return Kernel(self, name)
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            self._lib.wgs_program_release(self._h)
+
+
+class Kernel:
+    def __init__(self, prog, name):
+        self._prog, self._lib, h = prog, prog._lib, _P()
+        _check(self._lib, self._lib.wgs_kernel_create(prog._h, name.encode(), ctypes.byref(h)))
+        self._h, self.name, self._args = h, name, {}
+
+    def set_arg(self, index, value):
+        """A Buffer, a ctypes scalar (wgsync.u32(5), f32(1.0), ...), or a numpy scalar."""
+        self._args[index] = value  # kept alive while the kernel may use it
+        if isinstance(value, Buffer):
+            _check(self._lib, self._lib.wgs_kernel_set_arg_buffer(self._h, index, value._h))
+            return
+        if hasattr(value, "dtype") and hasattr(value, "tobytes"):  # numpy scalar
+            raw = value.tobytes()
+            value = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+        if not isinstance(value, ctypes._SimpleCData) and not isinstance(value, ctypes.Array):
+            raise TypeError("kernel argument %d: expected a wgsync.Buffer, a ctypes scalar "
+                            "(wgsync.u32, f32, ...) or a numpy scalar, got %r" % (index, type(value)))
+        _check(self._lib, self._lib.wgs_kernel_set_arg(self._h, index, ctypes.sizeof(value),
+                                                       _P(ctypes.addressof(value))))
+
+    def set_args(self, *values):
+        """Sets arguments in order; None skips one (argument 0, the state, for persistent kernels)."""
+        for i, v in enumerate(values):
+            if v is not None:
+                self.set_arg(i, v)
+
+    def run(self, global_size, local_size=None):
+        """An ordinary launch (no discovery): sizes are ints or tuples of 1-3 ints; waits."""
+        g = tuple(global_size) if isinstance(global_size, (tuple, list)) else (global_size,)
+        l = None
+        if local_size is not None:
+            l = tuple(local_size) if isinstance(local_size, (tuple, list)) else (local_size,)
+            if len(l) != len(g):
+                raise ValueError("global_size has %d dimensions, local_size %d" % (len(g), len(l)))
+        garr = (ctypes.c_size_t * len(g))(*g)
+        larr = (ctypes.c_size_t * len(g))(*l) if l else None
+        _check(self._lib, self._lib.wgs_kernel_run(self._h, len(g), garr, larr))
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            self._lib.wgs_kernel_release(self._h)
+
+
+class Buffer:
+    def __init__(self, dev, nbytes):
+        self._dev, self._lib, h = dev, dev._lib, _P()
+        _check(self._lib, self._lib.wgs_buffer_create(dev._h, nbytes, ctypes.byref(h)))
+        self._h, self.nbytes = h, nbytes
+
+    def write(self, data, offset=0):
+        """Writes bytes, a bytearray, a ctypes array or anything with the buffer protocol."""
+        mv = memoryview(data).cast("B")
+        src = (ctypes.c_char * len(mv)).from_buffer_copy(mv)
+        _check(self._lib, self._lib.wgs_buffer_write(self._h, offset, len(mv), ctypes.cast(src, _P)))
+
+    def read(self, nbytes=None, offset=0, out=None):
+        """Returns bytes, or fills `out` (a writable buffer, e.g. a numpy array) and returns it."""
+        if out is not None:
+            mv = memoryview(out).cast("B")
+            dst = (ctypes.c_char * len(mv)).from_buffer(mv)
+            _check(self._lib, self._lib.wgs_buffer_read(self._h, offset, len(mv), ctypes.cast(dst, _P)))
+            return out
+        n = self.nbytes - offset if nbytes is None else nbytes
+        dst = ctypes.create_string_buffer(n)
+        _check(self._lib, self._lib.wgs_buffer_read(self._h, offset, n, ctypes.cast(dst, _P)))
+        return dst.raw
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            self._lib.wgs_buffer_release(self._h)
+
+
+class State:
+    """The protocol state of persistent launches (wgs_state_create)."""
+
+    def __init__(self, dev, max_groups):
+        self._dev, self._lib, h = dev, dev._lib, _P()
+        _check(self._lib, self._lib.wgs_state_create(dev._h, max_groups, ctypes.byref(h)))
+        self._h, self.max_groups = h, max_groups
+
+    def launch(self, kernel, **cfg):
+        """Persistent launch of a wgsync Kernel; waits. Keywords: local_size, groups, state_arg,
+        lock, discovery, barrier, timeout_ms, close_wait_us, time_kernel, time_protocol."""
+        c, r = _config(self._lib, **cfg), LaunchResult()
+        _check(self._lib, self._lib.wgs_launch(self._h, kernel._h, ctypes.byref(c), ctypes.byref(r)), r)
+        return r
+
+    def launch_opencl(self, kernel, **cfg):
+        """The same for a pyopencl.Kernel (or a raw cl_kernel address)."""
+        ptr = getattr(kernel, "int_ptr", kernel)
+        c, r = _config(self._lib, **cfg), LaunchResult()
+        _check(self._lib, self._lib.wgs_launch_opencl(self._h, _P(ptr), ctypes.byref(c), ctypes.byref(r)), r)
+        return r
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            self._lib.wgs_state_release(self._h)
+
+
+# ---- CUDA --------------------------------------------------------------------------------
+
+def cuda_device_count():
+    lib, n = _lib("cuda"), ctypes.c_int(0)
+    lib.wgs_cuda_device_count(ctypes.byref(n))
+    return n.value
+
+
+class CudaState:
+    """The protocol state on CUDA device `device` (wgs_cuda_state_create)."""
+
+    def __init__(self, device=0, max_groups=None, local_size=256):
+        self._lib, h = _lib("cuda"), _P()
+        if max_groups is None:
+            max_groups = self._lib.wgs_cuda_default_groups(device, local_size)
+        _check(self._lib, self._lib.wgs_cuda_state_create(device, max_groups, ctypes.byref(h)))
+        self._h, self.device, self.max_groups = h, device, max_groups
+
+    def launch_function(self, function, args, shared_bytes=0, stream=0, **cfg):
+        """Persistent launch of a CUfunction (an int address: CuPy RawKernel(...).kernel.ptr,
+        cuda-python's CUfunction) with `args`: one entry per kernel parameter, None at
+        state_arg; ctypes scalars, numpy scalars, or device pointers (objects with .data.ptr,
+        e.g. CuPy arrays, or a ctypes.c_void_p). stream: an int handle or an object with .ptr.
+        Waits; returns the LaunchResult."""
+        keep, argv = [], (_P * len(args))()
+        for i, a in enumerate(args):
+            if a is None:
+                continue
+            if hasattr(a, "data") and hasattr(a.data, "ptr"):  # CuPy array
+                a = ctypes.c_void_p(a.data.ptr)
+            elif hasattr(a, "dtype") and hasattr(a, "tobytes"):  # numpy scalar
+                raw = a.tobytes()
+                a = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+            elif not isinstance(a, (ctypes._SimpleCData, ctypes.Array)):
+                raise TypeError("kernel argument %d: expected a ctypes scalar, a numpy scalar or "
+                                "a device array, got %r" % (i, type(a)))
+            keep.append(a)
+            argv[i] = ctypes.addressof(a)
+        fn = int(getattr(function, "ptr", function))
+        st = int(getattr(stream, "ptr", stream))
+        c, r = _config(self._lib, **cfg), LaunchResult()
+        _check(self._lib, self._lib.wgs_cuda_launch_function(self._h, _P(fn), argv, len(args),
+                                                             shared_bytes, _P(st), ctypes.byref(c),
+                                                             ctypes.byref(r)), r)
+        return r
+
+    def __del__(self):
+        if getattr(self, "_h", None):
+            self._lib.wgs_cuda_state_release(self._h)
