@@ -20,7 +20,7 @@ run() { # name, command...: runs it, 77 counts as skipped
   "$@"; local rc=$?
   case $rc in
     0) echo "ok      $name" ;;
-    77) echo "skipped $name (no GPU)" ;;
+    77) echo "skipped $name (no GPU, or no CuPy)" ;;
     *) echo "FAILED  $name (exit $rc)"; fail=1 ;;
   esac
 }
@@ -45,4 +45,7 @@ for ex in opencl-jacobi split-barrier cuda-jacobi; do
   esac
   if [ $? -eq 0 ]; then run "$ex (pkg-config)" "$exe"; else echo "FAILED  $ex (pkg-config build)"; fail=1; fi
 done
+# the CuPy example: through the Python package (python/) over the installed libraries
+WGSYNC_LIBRARY_DIR="$libdir" PYTHONPATH="$here/../python${PYTHONPATH:+:$PYTHONPATH}" \
+  run "python-cupy" python3 "$here/python-cupy/count.py"
 exit $fail

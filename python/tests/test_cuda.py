@@ -37,10 +37,23 @@ def with_cupy(cp):
     return res, int(bad.get()[0]), "CuPy RawKernel"
 
 
+def cuda_lib(stem):
+    """libnvrtc / libcudart: the loader's, else the toolkit's lib folder."""
+    found = ctypes.util.find_library(stem)
+    if found:
+        return ctypes.CDLL(found)
+    import glob
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    for d in ("lib64", "lib", "targets/x86_64-linux/lib"):
+        for f in sorted(glob.glob(os.path.join(home, d, "lib%s.so*" % stem))):
+            return ctypes.CDLL(f)
+    raise OSError("lib%s.so not found (set CUDA_HOME)" % stem)
+
+
 def with_nvrtc():
-    nvrtc = ctypes.CDLL(ctypes.util.find_library("nvrtc") or "libnvrtc.so")
+    nvrtc = cuda_lib("nvrtc")
     cuda = ctypes.CDLL("libcuda.so.1")
-    rt = ctypes.CDLL("libcudart.so")
+    rt = cuda_lib("cudart")
     prog = ctypes.c_void_p()
     assert nvrtc.nvrtcCreateProgram(ctypes.byref(prog), SRC.encode(), b"count.cu", 0, None, None) == 0
     major, minor = ctypes.c_int(), ctypes.c_int()
