@@ -8,6 +8,8 @@
 #   scripts/gpu.sh apps    build + the app tests on NVIDIA OpenCL and CUDA + Table 4 on both
 #   scripts/gpu.sh split   build + the work-group split tests and benchmark on NVIDIA OpenCL
 #   scripts/gpu.sh verify  build + the whole test suite (NVIDIA OpenCL and CUDA), no benchmarks
+#   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
+#                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
 # and run its CUDA bench and CLI latency in the same call, into $OUT/base: before and after
 # side by side on one machine.
@@ -117,6 +119,38 @@ fi
 if [ "$mode" = verify ]; then   # the whole suite, NVIDIA OpenCL and CUDA, nothing else
   (cd build-gpu && ctest -j1 --output-on-failure -E '^(model|fuzz)\.' > "$OUT/ctest-verify.log" 2>&1;
    grep -E "tests passed|Failed|\*\*\*|Not Run|Skipped" "$OUT/ctest-verify.log" | tail -30)
+  exit 0
+fi
+
+if [ "$mode" = litmus ]; then   # crossings checked and violations, per design
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  for b in wgsync-bench-litmus wgsync-bench-litmus-m1 wgsync-bench-litmus-m2; do
+    timeout 200 build-gpu/bench/$b "$R" "${ROUNDS:-4000}" 2>&1 | tee "$R/$b.log" || echo "$b FAILED"
+  done
+  # NVIDIA OpenCL: the self-test's message-passing check, every work-item reading another
+  # group's words after each barrier (crossings = rounds x participants x local size)
+  for args in "--barrier counter" "--barrier counter --split" "--barrier xf"; do
+    for gl in 264x256 1056x256; do
+      echo "== NVIDIA OpenCL $args, ${gl%x*} groups x ${gl#*x}"
+      timeout 120 $W barrier --json -q $args --groups ${gl%x*} --local-size ${gl#*x} \
+        --rounds "${CL_ROUNDS:-20000}" > "$R/cl.json" 2>&1
+      python3 - "$R/cl.json" "$args" "$gl" >> "$R/litmus-opencl.csv" <<'PY'
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception as e:
+    print("#", sys.argv[2], sys.argv[3], "failed:", open(sys.argv[1]).read()[:300].replace("\n", " "))
+    sys.exit(0)
+p, ls, r = d["participants"], d["settings"]["local_size"], d["settings"]["rounds"]
+print(f'{d["device"]["name"]},{sys.argv[2]},{sys.argv[3]},{p},{ls},{r},{p*ls*r},{d["stale_reads"]},{d["status"]}')
+PY
+      tail -1 "$R/litmus-opencl.csv"
+    done
+  done
+  sed -i '1i device,design,launch,participants,local_size,rounds,crossings,violations,status' "$R/litmus-opencl.csv"
+  WGS_WG_SPLIT_GROUPS=1056 WGS_WG_SPLIT_ROUNDS=${WG_ROUNDS:-20000} timeout 200 \
+    build-gpu/tests/test_wgsync wg_split 2>&1 | tee "$R/wg_split-litmus.log"
+  tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   exit 0
 fi
 

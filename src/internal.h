@@ -44,6 +44,21 @@ static inline size_t wgs__local_size_or_default(size_t local)
 {
   return local ? local : WGS__DEFAULT_LOCAL_SIZE;
 }
+/* The over-provisioned launch when a config gives groups = 0, for every backend: at most 2048
+ * resident work-items and 32 groups per compute unit on NVIDIA (exact there: CUDA, and NVIDIA's
+ * OpenCL); `spare` times that for GPUs whose limits wgsync does not know (other vendors' are
+ * larger); CPUs (PoCL): 4 per compute unit, one group per worker thread being resident. Groups
+ * beyond what runs at once leave at once, so too many only costs their start. */
+static inline uint32_t wgs__default_groups(unsigned compute_units, size_t local, int is_gpu,
+                                           unsigned spare)
+{
+  uint32_t cu = compute_units ? compute_units : 1u;
+  if (!is_gpu)
+    return cu * 4u;
+  size_t per = 2048 / wgs__local_size_or_default(local);
+  per = per < 1 ? 1 : per > 32 ? 32 : per;
+  return (uint32_t)(cu * per * (spare ? spare : 1u));
+}
 /* Close wait on CPUs. Worker threads wake tens of µs to a scheduler slice late. Measured on
  * PoCL 3.1, 2 cores, ticket lock, 4x over-provisioned, 6 runs each: no wait finds 1 group at 1-4
  * threads; 5 ms finds all at 1-2 threads but 3-4 of 4 at 4 threads; 20 ms finds all at 1-4. */

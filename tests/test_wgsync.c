@@ -263,7 +263,11 @@ static int case_wg_split(void)
 {
   wgs_device_info in;
   wgs_device_t *dev = open_default(&in);
-  const size_t groups = 8, local = LOCAL, global = groups * local;
+  /* WGS_WG_SPLIT_GROUPS / _ROUNDS scale the run up for the litmus benchmark (scripts/gpu.sh
+   * litmus); the test runs 8 groups x 500 rounds */
+  const char *eg = getenv("WGS_WG_SPLIT_GROUPS"), *er = getenv("WGS_WG_SPLIT_ROUNDS");
+  const size_t groups = eg ? (size_t)strtoul(eg, NULL, 10) : 8, local = LOCAL, global = groups * local;
+  CHECK(groups >= 1);
   wgs_buffer_t *bad, *data;
   CHECK_OK(wgs_buffer_create(dev, 16, &bad));
   CHECK_OK(wgs_buffer_create(dev, global * 4, &data));
@@ -282,7 +286,7 @@ static int case_wg_split(void)
     snprintf(opts, sizeof opts, "-D WG_SIZE=%zu%s", LOCAL, storage ? " -D STORAGE" : "");
     CHECK_OK(wgs_program_build(dev, src, opts, checked ? WGS_BUILD_CHECKED : 0, &prog));
     const char *names[] = {"visibility", "global_flags", "scoped", "nonuniform"};
-    uint32_t rounds = 500;
+    uint32_t rounds = er ? (uint32_t)strtoul(er, NULL, 10) : 500;
     for (int i = 0; i < 4; i++) {
       wgs_kernel_t *k;
       int rc = wgs_kernel_create(prog, names[i], &k);
@@ -306,7 +310,8 @@ static int case_wg_split(void)
       }
       CHECK_OK(rc);
       CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
-      printf("%s: %u rounds x %zu work-items, %u wrong reads\n", names[i], rounds, g, got[0]);
+      printf("%s: %u rounds x %zu work-items, %u wrong reads (%.3g crossings checked)\n", names[i],
+             rounds, g, got[0], (double)rounds * g);
       CHECK_EQ(got[0], 0);
       if (i == 3)
         CHECK_EQ(got[1], g); /* sizes summed over the groups: the last group really was smaller */

@@ -573,12 +573,43 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
  * 0.6 us slower at every group count (v4): the fence costs more than acquire semantics folded
  * into the load and the RMW.
  */
+/*
+ * Seeded weakenings of the counter barrier, for the litmus benchmark only
+ * (bench/cuda/bench_litmus.cu shows that its checks catch them): WGS_MUTATE=1 makes the
+ * waiters' acquire loads relaxed; WGS_MUTATE=2 makes the arrivals' release operations relaxed.
+ * The default (0) is the library as shipped: every helper below is then the operation named.
+ */
+#ifndef WGS_MUTATE
+#define WGS_MUTATE 0
+#endif
+WGS_DEV unsigned wgs__wait_ld_acq(const unsigned *p) { return WGS_MUTATE == 1 ? wgs__ld_rlx(p) : wgs__ld_acq(p); }
+WGS_DEV unsigned wgs__arrive_add_acqrel(unsigned *p, unsigned v)
+{
+#if WGS_MUTATE == 1 /* the acquire half removed */
+  unsigned old;
+  asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+#elif WGS_MUTATE == 2 /* the release half removed */
+  unsigned old;
+  asm volatile("atom.acquire.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+#else
+  return wgs__add_acqrel(p, v);
+#endif
+}
+WGS_DEV void wgs__arrive_st_rel(unsigned *p, unsigned v)
+{
+  if (WGS_MUTATE == 2)
+    wgs__st_rlx(p, v);
+  else
+    wgs__st_rel(p, v);
+}
 WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
 {
   wgs__mark_arrival(env);
   unsigned target = env->num_groups * (env->counted + 1u);
-  if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == target - 1u)
-    wgs__st_rel(&env->s[WGS_W_GEN], env->counted + 1u);
+  if (wgs__arrive_add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == target - 1u)
+    wgs__arrive_st_rel(&env->s[WGS_W_GEN], env->counted + 1u);
   return env->counted + 1u;
 }
 /*
@@ -598,7 +629,11 @@ WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
 #endif
 WGS_DEV void wgs__red_rel(unsigned *p, unsigned v)
 {
+#if WGS_MUTATE == 2 /* seeded weakening (bench_litmus): the arrival without release */
+  asm volatile("red.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+#else
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+#endif
 }
 WGS_DEV bool wgs__poll_arrivals(const wgs_env *env) { return env->num_groups <= WGS_POLL_ARRIVALS_MAX; }
 /*
@@ -697,11 +732,11 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
     while ((int)(wgs__ld_rlx(word) - want) < 0)
       if (wgs__wait_gave_up(env, &sp, site))
         break;
-    (void)wgs__ld_acq(word);
+    (void)wgs__wait_ld_acq(word);
   } else {
     const unsigned *word = &env->s[WGS_W_GEN];
     unsigned want = env->counted + 1u;
-    while ((int)(wgs__ld_acq(word) - want) < 0)
+    while ((int)(wgs__wait_ld_acq(word) - want) < 0)
       if (wgs__wait_gave_up(env, &sp, site))
         break;
   }

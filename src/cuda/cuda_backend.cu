@@ -286,10 +286,7 @@ extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
     cudaGetLastError();
     return 0;
   }
-  local_size = wgs__local_size_or_default(local_size);
-  size_t per = 2048 / local_size;
-  per = per < 1 ? 1 : per > 32 ? 32 : per;
-  return (uint32_t)(sms * per);
+  return wgs__default_groups((unsigned)sms, local_size, 1, 1);
 }
 
 static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsigned num_args,
@@ -317,10 +314,8 @@ static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsign
     return wgs__fail(WGS_ELIMIT, "local size %zu exceeds the device maximum of %d threads per "
                                  "block", local, st->max_threads);
   uint32_t groups = cfg.groups;
-  if (!groups) { /* as wgs_cuda_default_groups, from the attributes asked once */
-    size_t per = 2048 / local;
-    groups = (uint32_t)st->sms * (uint32_t)(per < 1 ? 1 : per > 32 ? 32 : per);
-  }
+  if (!groups) /* as wgs_cuda_default_groups, from the attributes asked once */
+    groups = wgs__default_groups((unsigned)st->sms, local, 1, 1);
   if (!cfg.groups && groups > st->max_groups)
     groups = st->max_groups;
   if (groups > st->max_groups)

@@ -71,18 +71,9 @@ uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size)
 {
   if (!dev)
     return 0;
-  local_size = wgs__local_size_or_default(local_size);
-  uint32_t cu = dev->info.compute_units ? dev->info.compute_units : 1;
-  if (!dev->info.is_gpu) /* PoCL: one group per worker thread at most */
-    return cu * 4u;
-  /* GPUs: at most 2048 resident work-items and 32 groups per compute unit on NVIDIA;
-   * twice that covers other vendors' larger limits. Extra groups leave at once. */
-  size_t per_cu = 2048 / local_size;
-  if (per_cu < 1)
-    per_cu = 1;
-  if (per_cu > 32)
-    per_cu = 32;
-  return (uint32_t)(cu * per_cu * 2u);
+  /* NVIDIA's limits are known (the ptx layer runs only there); other GPUs get twice them */
+  unsigned spare = dev->info.atomics == WGS_ATOMICS_PTX ? 1u : 2u;
+  return wgs__default_groups(dev->info.compute_units, local_size, dev->info.is_gpu, spare);
 }
 
 static double now_ms(void)
