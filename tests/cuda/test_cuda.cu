@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cooperative_groups.h>
@@ -599,11 +600,115 @@ static int case_busy(void)
   return 0;
 }
 
+/* Beside a kernel of another process that holds every SM: the process is forked before either
+ * touches CUDA. Without MPS the two contexts are time-sliced, not run side by side, so this
+ * records what a user sees there rather than assuming it: discovery must complete with a
+ * correct barrier; the fixed launch of the occupancy API's count is reported either way. */
+static int case_busy_process(void)
+{
+  int ready[2], done[2];
+  CHECK(pipe(ready) == 0 && pipe(done) == 0);
+  pid_t pid = fork();
+  CHECK(pid >= 0);
+  if (pid == 0) { /* the other process: fill the GPU until told to stop (or 20 s) */
+    close(ready[0]);
+    close(done[1]);
+    int n = 0;
+    if (wgs_cuda_device_count(&n) != WGS_OK || n == 0)
+      _exit(77);
+    int sms = 0, tps = 0;
+    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0);
+    cudaDeviceGetAttribute(&tps, cudaDevAttrMaxThreadsPerMultiProcessor, 0);
+    unsigned *flags, *flags_dev, blocks = (unsigned)sms * ((unsigned)tps / 256u);
+    if (cudaHostAlloc(&flags, 2 * sizeof(unsigned), cudaHostAllocMapped) != cudaSuccess ||
+        cudaHostGetDevicePointer(&flags_dev, flags, 0) != cudaSuccess)
+      _exit(1);
+    volatile unsigned *started = flags, *stop = flags + 1;
+    *started = *stop = 0;
+    hog<<<blocks, 256>>>(flags_dev, flags_dev + 1, 20000000000ull);
+    double t0 = ms_now();
+    while (*started < blocks && ms_now() - t0 < 5000) {
+    }
+    char c = *started == blocks ? 'y' : 'n';
+    if (write(ready[1], &c, 1) != 1)
+      _exit(1);
+    if (read(done[0], &c, 1) != 1) { /* the parent is gone: stop anyway */
+    }
+    *stop = 1;
+    cudaDeviceSynchronize();
+    _exit(0);
+  }
+  close(ready[1]); /* so that a child that exits early ends the read */
+  close(done[0]);
+  char c = 0;
+  if (read(ready[0], &c, 1) != 1) {
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 77) {
+      need_gpu(); /* prints why and exits 77 */
+      return WGS_SKIP;
+    }
+    printf("the other process ended before filling the GPU (status %d)\n", status);
+    return 1;
+  }
+  if (c != 'y') {
+    printf("the other process could not fill the GPU\n");
+    CHECK(write(done[1], "x", 1) == 1);
+    waitpid(pid, NULL, 0);
+    return 1;
+  }
+  need_gpu();
+  const unsigned T = 256, rounds = 500;
+  unsigned launched = wgs_cuda_default_groups(0, T);
+  int sms = 0, per = 0;
+  CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0) == cudaSuccess);
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, mp_busy, T, 0) == cudaSuccess);
+  unsigned full = (unsigned)(per * sms);
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, launched, &st));
+  unsigned *data, *bad;
+  CHECK(cudaMalloc(&data, 2 * (size_t)launched * T * sizeof(unsigned)) == cudaSuccess);
+  CHECK(cudaMalloc(&bad, 4) == cudaSuccess);
+  int failed = 0;
+  for (int form = 0; form < 2; form++) {
+    CHECK(cudaMemset(bad, 0, 4) == cudaSuccess);
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = T;
+    cfg.timeout_ms = 2000;
+    cfg.groups = form == 0 ? launched : full;
+    if (form == 1)
+      cfg.discovery = WGS_DISCOVERY_FIXED;
+    unsigned r = rounds;
+    void *args[4] = {NULL, &data, &r, &bad};
+    wgs_launch_result res;
+    double t0 = ms_now();
+    int rc = wgs_cuda_launch(st, (const void *)mp_busy, args, 4, 0, 0, &cfg, &res);
+    unsigned nbad = 0;
+    cudaMemcpy(&nbad, bad, 4, cudaMemcpyDeviceToHost);
+    printf("%s beside another process's kernel: %s, %u participants of %u launched (%u fit an "
+           "empty GPU), %u stale reads, %.1f ms%s%s\n",
+           form == 0 ? "discovery" : "fixed (occupancy API count)", wgs_status_name(rc),
+           res.participants, cfg.groups, full, nbad, ms_now() - t0, rc ? ": " : "",
+           rc ? wgs_last_error() : "");
+    if (form == 0 && (rc != WGS_OK || nbad != 0 || res.participants < 1))
+      failed = 1;
+  }
+  CHECK(write(done[1], "x", 1) == 1);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  cudaFree(data), cudaFree(bad);
+  wgs_cuda_state_release(st);
+  return failed;
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2)
     return 2;
   setvbuf(stdout, NULL, _IONBF, 0);
+  if (!strcmp(argv[1], "busy_process")) /* forks before CUDA is touched */
+    return case_busy_process();
   need_gpu();
   const char *c = argv[1];
   if (!strcmp(c, "props")) return case_props();
