@@ -127,6 +127,9 @@ if [ "$mode" = litmus ]; then   # crossings checked and violations, per design
   for b in wgsync-bench-litmus wgsync-bench-litmus-m1 wgsync-bench-litmus-m2; do
     timeout 200 build-gpu/bench/$b "$R" "${ROUNDS:-4000}" 2>&1 | tee "$R/$b.log" || echo "$b FAILED"
   done
+  # NVIDIA OpenCL: the same three shapes with memory stress, and the no-barrier control
+  WGSYNC_DEVICE=NVIDIA timeout 200 build-gpu/bench/wgsync-bench-litmus-cl "$R" "${ROUNDS:-4000}" 2>&1 |
+    tee "$R/wgsync-bench-litmus-cl.log"
   # NVIDIA OpenCL: the self-test's message-passing check, every work-item reading another
   # group's words after each barrier (crossings = rounds x participants x local size)
   for args in "--barrier counter" "--barrier counter --split" "--barrier xf"; do
@@ -134,7 +137,7 @@ if [ "$mode" = litmus ]; then   # crossings checked and violations, per design
       echo "== NVIDIA OpenCL $args, ${gl%x*} groups x ${gl#*x}"
       timeout 120 $W barrier --json -q $args --groups ${gl%x*} --local-size ${gl#*x} \
         --rounds "${CL_ROUNDS:-20000}" > "$R/cl.json" 2>&1
-      python3 - "$R/cl.json" "$args" "$gl" >> "$R/litmus-opencl.csv" <<'PY'
+      python3 - "$R/cl.json" "$args" "$gl" >> "$R/litmus-opencl-selftest.csv" <<'PY'
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
@@ -144,10 +147,10 @@ except Exception as e:
 p, ls, r = d["participants"], d["settings"]["local_size"], d["settings"]["rounds"]
 print(f'{d["device"]["name"]},{sys.argv[2]},{sys.argv[3]},{p},{ls},{r},{p*ls*r},{d["stale_reads"]},{d["status"]}')
 PY
-      tail -1 "$R/litmus-opencl.csv"
+      tail -1 "$R/litmus-opencl-selftest.csv"
     done
   done
-  sed -i '1i device,design,launch,participants,local_size,rounds,crossings,violations,status' "$R/litmus-opencl.csv"
+  sed -i '1i device,design,launch,participants,local_size,rounds,crossings,violations,status' "$R/litmus-opencl-selftest.csv"
   WGS_WG_SPLIT_GROUPS=1056 WGS_WG_SPLIT_ROUNDS=${WG_ROUNDS:-20000} timeout 200 \
     build-gpu/tests/test_wgsync wg_split 2>&1 | tee "$R/wg_split-litmus.log"
   tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
