@@ -9,7 +9,10 @@
  *   MP  group g writes its slots, barrier, reads group g+1+(r mod n-1)'s slots (plain accesses);
  *   SB  the same with partner g^1: both sides write, cross, then read the other's write;
  *   LW  thread 0 of every group stores r*n+g to one word (relaxed atomic), barrier, every
- *       checking thread reads the word and must see a round-r store (value / n == r).
+ *       checking thread reads the word and must see a round-r store (value / n == r);
+ *   MP8 MP with 8 words per thread on 8 lines, read back from 8 different groups: more stores
+ *       in flight when the group arrives, and every group's data read by 8 others (aimed at a
+ *       missing release).
  * The other half of each block adds to random words of a 64 MiB scratch area between barriers
  * (and, with the split barrier, between arrive and wait).
  *
@@ -32,9 +35,11 @@
 #define WGS_MUTATE 0
 #endif
 
-enum { SHAPE_MP, SHAPE_SB, SHAPE_LW };
-static const char *shape_name[] = {"MP", "SB", "LW"};
+enum { SHAPE_MP, SHAPE_SB, SHAPE_LW, SHAPE_MPW };
+static const char *shape_name[] = {"MP", "SB", "LW", "MP8"};
+#define WIDE 8u /* MP8: words each checking thread writes (one per line) and reads (8 groups) */
 
+template <unsigned W> /* W = 1: MP, SB, LW; W = WIDE: MP8 (its own kernel: it needs more registers) */
 __global__ void litmus(unsigned *wgs, unsigned *data, unsigned *lw, unsigned *scratch,
                        unsigned scratch_mask, unsigned rounds, int shape, int split,
                        unsigned stress_iters, unsigned long long *out)
@@ -47,11 +52,15 @@ __global__ void litmus(unsigned *wgs, unsigned *data, unsigned *lw, unsigned *sc
     unsigned long long checks = 0, viol = 0, first = 0;
     unsigned x = (me + 1u) * 2654435761u;
     for (unsigned r = 1; r <= rounds; r++) {
-      unsigned *buf = data + (r & 1u) * slots; /* round r+2 rewrites it after barrier r+1 */
+      unsigned *buf = data + (r & 1u) * slots * W; /* round r+2
+                                                  rewrites it after barrier r+1 */
       if (checker) {
         if (shape == SHAPE_LW) {
           if (threadIdx.x == 0u)
             atomicExch(&lw[r & 1u], r * n + g); /* relaxed store, every group: a last writer */
+        } else if (W > 1u) {
+          for (unsigned w = 0; w < W; w++)
+            buf[w * slots + me] = r;
         } else {
           buf[me] = r;
         }
@@ -68,7 +77,18 @@ __global__ void litmus(unsigned *wgs, unsigned *data, unsigned *lw, unsigned *sc
         wgs_grid_wait(&e);
       else
         wgs_grid_barrier(&e);
-      if (checker) {
+      if (checker && W > 1u) {
+        for (unsigned w = 0; w < W; w++) {
+          unsigned p = (g + 1u + (r + w * 7u) % (n - 1u)) % n;
+          unsigned v = buf[w * slots + p * half + threadIdx.x];
+          checks++;
+          if (v != r) {
+            if (!viol)
+              first = r;
+            viol++;
+          }
+        }
+      } else if (checker) {
         unsigned v, want = r;
         if (shape == SHAPE_LW) {
           v = *(volatile unsigned *)&lw[r & 1u] / n;
@@ -119,17 +139,19 @@ int main(int argc, char **argv)
   wgs_device_info in;
   wgs_cuda_device_info(0, &in);
   cudaFuncAttributes fa;
-  CK(cudaFuncGetAttributes(&fa, litmus));
+  cudaFuncAttributes fa8;
+  CK(cudaFuncGetAttributes(&fa, litmus<1>));
+  CK(cudaFuncGetAttributes(&fa8, litmus<WIDE>));
   char date[32];
   time_t tt = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
   char name[64];
   snprintf(name, sizeof name, "litmus-m%d.csv", WGS_MUTATE);
   FILE *f = results_file(tool, argv[1], name);
-  printf("# %s, %s, %s, %s; %d registers; %u rounds per launch\n", date, in.name,
-         in.driver_version, variant, fa.numRegs, rounds);
-  fprintf(f, "# %s, %s, %s, %s; %d registers; %u rounds per launch\n", date, in.name,
-          in.driver_version, variant, fa.numRegs, rounds);
+  printf("# %s, %s, %s, %s; %d registers (MP8: %d); %u rounds per launch\n", date, in.name,
+         in.driver_version, variant, fa.numRegs, fa8.numRegs, rounds);
+  fprintf(f, "# %s, %s, %s, %s; %d registers (MP8: %d); %u rounds per launch\n", date, in.name,
+          in.driver_version, variant, fa.numRegs, fa8.numRegs, rounds);
   fprintf(f, "variant,design,shape,launched,participants,threads,rounds,crossings,violations,"
              "first_violation_round,ms\n");
 
@@ -142,7 +164,7 @@ int main(int argc, char **argv)
   }
   unsigned *data, *lw, *scratch;
   unsigned long long *out;
-  CK(cudaMalloc(&data, 2ull * maxg * local * sizeof(unsigned)));
+  CK(cudaMalloc(&data, 2ull * WIDE * maxg * local * sizeof(unsigned)));
   CK(cudaMalloc(&lw, 2 * sizeof(unsigned)));
   CK(cudaMalloc(&scratch, scratch_words * sizeof(unsigned)));
   CK(cudaMemset(scratch, 0, scratch_words * sizeof(unsigned)));
@@ -165,9 +187,9 @@ int main(int argc, char **argv)
   for (const design &d : designs) {
     if (WGS_MUTATE && d.barrier == WGS_BARRIER_XF)
       continue; /* the mutations weaken the counter barrier (full and split) only */
-    for (int shape = SHAPE_MP; shape <= SHAPE_LW; shape++) {
+    for (int shape = SHAPE_MP; shape <= SHAPE_MPW; shape++) {
       unsigned long long init[3] = {0, 0, ~0ull};
-      CK(cudaMemset(data, 0, 2ull * maxg * local * sizeof(unsigned)));
+      CK(cudaMemset(data, 0, 2ull * WIDE * maxg * local * sizeof(unsigned)));
       CK(cudaMemset(lw, 0, 2 * sizeof(unsigned)));
       CK(cudaMemcpy(out, init, sizeof init, cudaMemcpyHostToDevice));
       unsigned mask = scratch_words - 1u, stress = 8u;
@@ -179,7 +201,8 @@ int main(int argc, char **argv)
       cfg.barrier = d.barrier;
       cfg.time_kernel = 1;
       wgs_launch_result res;
-      int rc = wgs_cuda_launch(st, (const void *)litmus, args, 10, 0, 0, &cfg, &res);
+      const void *kern = shape == SHAPE_MPW ? (const void *)litmus<WIDE> : (const void *)litmus<1>;
+      int rc = wgs_cuda_launch(st, kern, args, 10, 0, 0, &cfg, &res);
       if (rc != WGS_OK) {
         fprintf(stderr, "%s: %s %s: %s: %s\n", tool, d.name, shape_name[shape], wgs_status_name(rc),
                 wgs_last_error());
