@@ -10,6 +10,11 @@
 
 #include "cli.h"
 
+/* The device options, in the general usage and in every command's. */
+#define CLI_DEVICE_HELP                                                                      \
+  "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n" \
+  "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
+
 void cli_usage(FILE *f)
 {
   fputs(
@@ -27,8 +32,7 @@ void cli_usage(FILE *f)
       "  app NAME   graph application bfs|sssp|mis|color|bc: host loop of kernels vs persistent\n"
       "             kernel (and more forms on CUDA), each run checked against a CPU reference\n"
       "\n"
-      "device:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
-      "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
+      CLI_DEVICE_HELP
       "output:  --json   -q, --quiet (no progress on stderr)\n"
       "launch:  --local-size N (256)   --local-mem BYTES|max (1)   --groups N (over-provisioned)\n"
       "         --lock free|ticket|spin (free: default) --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
@@ -150,9 +154,7 @@ void cli_usage_command(FILE *f, const char *cmd)
   for (size_t i = 0; i < sizeof command_help / sizeof command_help[0]; i++)
     if (!strcmp(cmd, command_help[i].cmd)) {
       fputs(command_help[i].text, f);
-      fputs("\ndevice:  -p, --platform N   -d, --device N   -n, --name TEXT   (or WGSYNC_DEVICE=P:D|TEXT)\n"
-            "         -n cuda, -n cuda:N: a CUDA device (when built with CUDA)\n"
-            "output:  --json (not demo)   -q, --quiet (no progress on stderr)\n", f);
+      fputs("\n" CLI_DEVICE_HELP "output:  --json (not demo)   -q, --quiet (no progress on stderr)\n", f);
       return;
     }
   cli_usage(f);

@@ -8,7 +8,7 @@ prefix=$(cd "${1:?usage: examples/run.sh PREFIX [WORKDIR]}" && pwd)
 work=${2:-$(mktemp -d)}
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
-fail=0
+fail=0; ran=0; skipped=0
 pc_dir=$(dirname "$(find "$prefix" -name wgsync.pc | head -1)")
 export PKG_CONFIG_PATH="$pc_dir${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 have_pc=1
@@ -21,8 +21,8 @@ run() { # name, command...: runs it, 77 counts as skipped
   local name=$1; shift
   "$@"; local rc=$?
   case $rc in
-    0) echo "ok      $name" ;;
-    77) echo "skipped $name (no GPU, or no CuPy)" ;;
+    0) echo "ok      $name"; ran=$((ran + 1)) ;;
+    77) echo "skipped $name (no GPU, or no CuPy)"; skipped=$((skipped + 1)) ;;
     *) echo "FAILED  $name (exit $rc)"; fail=1 ;;
   esac
 }
@@ -51,4 +51,5 @@ done
 # the CuPy example: through the Python package (python/) over the installed libraries
 WGSYNC_LIBRARY_DIR="$libdir" PYTHONPATH="$here/../python${PYTHONPATH:+:$PYTHONPATH}" \
   run "python-cupy" python3 "$here/python-cupy/count.py"
+echo "examples: $ran ran, $skipped skipped (their reasons above)"
 exit $fail

@@ -68,12 +68,16 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median, min and max of v[0..n) into res. */
-void wgs__latency_stats(double *v, uint32_t n, wgs_latency_result *res)
+void wgs__latency_stats(double *v, uint32_t n, uint32_t groups, uint32_t rounds,
+                        wgs_latency_result *res)
 {
   qsort(v, n, sizeof *v, cmp_double);
   res->min_us = v[0];
   res->max_us = v[n - 1];
   res->median_us = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  res->groups = groups;
+  res->rounds = rounds;
+  res->repeats = n;
 }
 
 int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res)

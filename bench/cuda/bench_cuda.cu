@@ -156,17 +156,10 @@ int main(int argc, char **argv)
   if (results_dir("wgsync-bench-cuda", out))
     return 2;
   const unsigned K = 2000, R = 7;
-  int n = 0;
-  wgs_cuda_device_count(&n);
-  if (!n) {
-    printf("no CUDA device: %s\n", wgs_last_error());
-    return 77;
-  }
   wgs_device_info in;
-  wgs_cuda_device_info(0, &in);
   char date[32];
-  time_t tt = time(NULL);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  if (bench_device(&in, date))
+    return 77;
   printf("wgsync CUDA bench  %s\ndevice %s (%s, %u SMs), %s\n\n", date, in.name, in.device_version,
          in.compute_units, in.driver_version);
   unsigned *sink;

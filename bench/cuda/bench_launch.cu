@@ -50,17 +50,10 @@ int main(int argc, char **argv)
   const char *out = argc > 1 ? argv[1] : ".";
   if (results_dir("wgsync-bench-launch", out))
     return 2;
-  int n = 0;
-  wgs_cuda_device_count(&n);
-  if (!n) {
-    printf("no CUDA device: %s\n", wgs_last_error());
-    return 77;
-  }
   wgs_device_info in;
-  wgs_cuda_device_info(0, &in);
   char date[32];
-  time_t tt = time(NULL);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  if (bench_device(&in, date))
+    return 77;
   const unsigned N = 200, R = 7, T = 256, one = 1;
   const unsigned G = wgs_cuda_default_groups(0, T);
   int per = 0;

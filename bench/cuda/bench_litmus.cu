@@ -131,20 +131,13 @@ int main(int argc, char **argv)
   if (results_dir(tool, argv[1]))
     return 2;
   unsigned rounds = argc > 2 ? (unsigned)atoi(argv[2]) : 4000u;
-  int count = 0;
-  if (wgs_cuda_device_count(&count) != WGS_OK || count == 0) {
-    printf("SKIP: %s\n", wgs_last_error());
-    return 77;
-  }
   wgs_device_info in;
-  wgs_cuda_device_info(0, &in);
-  cudaFuncAttributes fa;
-  cudaFuncAttributes fa8;
+  char date[32];
+  if (bench_device(&in, date))
+    return 77;
+  cudaFuncAttributes fa, fa8;
   CK(cudaFuncGetAttributes(&fa, litmus<1>));
   CK(cudaFuncGetAttributes(&fa8, litmus<WIDE>));
-  char date[32];
-  time_t tt = time(NULL);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
   char name[64];
   snprintf(name, sizeof name, "litmus-m%d.csv", WGS_MUTATE);
   FILE *f = results_file(tool, argv[1], name);

@@ -66,17 +66,10 @@ int main(int argc, char **argv)
   const char *out = argc > 1 ? argv[1] : ".";
   if (results_dir("wgsync-bench-shards", out))
     return 2;
-  int ndev = 0;
-  wgs_cuda_device_count(&ndev);
-  if (!ndev) {
-    printf("no CUDA device: %s\n", wgs_last_error());
-    return 77;
-  }
   wgs_device_info in;
-  wgs_cuda_device_info(0, &in);
   char date[32];
-  time_t tt = time(NULL);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  if (bench_device(&in, date))
+    return 77;
   cudaFuncAttributes fa_lat, fa_mp;
   CK(cudaFuncGetAttributes(&fa_lat, lat_k));
   CK(cudaFuncGetAttributes(&fa_mp, mp_k));

@@ -1,6 +1,7 @@
 /*
  * What the CUDA benchmarks share: a CUDA call that must succeed, median/min/max of repeats, a
- * wall clock, and the results folder and files (created when missing, or a clear refusal).
+ * wall clock, the results folder and files (created when missing, or a clear refusal), and the
+ * device and date the results are stamped with.
  * Header-only, so that scripts/gpu.sh can build bench_launch.cu against an earlier tree.
  */
 #ifndef WGS_BENCH_UTIL_H
@@ -14,6 +15,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <vector>
+
+#include "wgsync_cuda.h"
 
 #define CK(x)                                                                                \
   do {                                                                                       \
@@ -63,6 +66,21 @@ static inline FILE *results_file(const char *tool, const char *dir, const char *
     exit(2);
   }
   return f;
+}
+
+/* Device 0, which the benchmarks measure, and the UTC date for their headers: 0, or 77
+ * (skipped) with the reason printed when there is no CUDA device. */
+static inline int bench_device(wgs_device_info *in, char date[32])
+{
+  int n = 0;
+  if (wgs_cuda_device_count(&n) != WGS_OK || n == 0) {
+    printf("skipped: %s\n", wgs_last_error()); /* it names the missing device */
+    return 77;
+  }
+  wgs_cuda_device_info(0, in);
+  time_t tt = time(NULL);
+  strftime(date, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime(&tt));
+  return 0;
 }
 
 #endif

@@ -11,26 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
 #include "wgsync_opencl.h"
-
-static char *read_text(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) {
-    free(s);
-    s = NULL;
-  }
-  if (s)
-    s[n] = 0;
-  fclose(f);
-  return s;
-}
 
 static int cmp(const void *a, const void *b)
 {

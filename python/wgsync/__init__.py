@@ -192,6 +192,18 @@ def device_library_source():
     return _lib("cl").wgs_device_library_source().decode()
 
 
+def _scalar(value, index, also=""):
+    """A kernel argument passed by value, as ctypes data: ctypes scalars as they are, numpy
+    scalars by their bytes; anything else is a TypeError naming what was expected."""
+    if hasattr(value, "dtype") and hasattr(value, "tobytes"):  # numpy scalar
+        raw = value.tobytes()
+        return (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+    if isinstance(value, (ctypes._SimpleCData, ctypes.Array)):
+        return value
+    raise TypeError("kernel argument %d: expected %sa ctypes scalar (wgsync.u32, f32, ...) or a "
+                    "numpy scalar, got %r" % (index, also, type(value)))
+
+
 def _config(lib, local_size=0, groups=0, state_arg=0, lock=None, discovery=None, barrier=None,
             timeout_ms=None, close_wait_us=None, time_kernel=False, time_protocol=False):
     c = LaunchConfig()
@@ -291,12 +303,7 @@ class Kernel:
         if isinstance(value, Buffer):
             _check(self._lib, self._lib.wgs_kernel_set_arg_buffer(self._h, index, value._h))
             return
-        if hasattr(value, "dtype") and hasattr(value, "tobytes"):  # numpy scalar
-            raw = value.tobytes()
-            value = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
-        if not isinstance(value, ctypes._SimpleCData) and not isinstance(value, ctypes.Array):
-            raise TypeError("kernel argument %d: expected a wgsync.Buffer, a ctypes scalar "
-                            "(wgsync.u32, f32, ...) or a numpy scalar, got %r" % (index, type(value)))
+        value = _scalar(value, index, "a wgsync.Buffer, ")
         _check(self._lib, self._lib.wgs_kernel_set_arg(self._h, index, ctypes.sizeof(value),
                                                        _P(ctypes.addressof(value))))
 
@@ -409,12 +416,8 @@ class CudaState:
                 continue
             if hasattr(a, "data") and hasattr(a.data, "ptr"):  # CuPy array
                 a = ctypes.c_void_p(a.data.ptr)
-            elif hasattr(a, "dtype") and hasattr(a, "tobytes"):  # numpy scalar
-                raw = a.tobytes()
-                a = (ctypes.c_char * len(raw)).from_buffer_copy(raw)
-            elif not isinstance(a, (ctypes._SimpleCData, ctypes.Array)):
-                raise TypeError("kernel argument %d: expected a ctypes scalar, a numpy scalar or "
-                                "a device array, got %r" % (i, type(a)))
+            else:
+                a = _scalar(a, i, "a device array, ")
             keep.append(a)
             argv[i] = ctypes.addressof(a)
         fn = int(getattr(function, "ptr", function))

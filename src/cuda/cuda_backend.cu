@@ -723,12 +723,8 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
         times[r - 1] = lr.kernel_us / rounds;
     }
   }
-  if (rc == WGS_OK) {
-    wgs__latency_stats(times, repeats, res);
-    res->groups = groups;
-    res->rounds = rounds;
-    res->repeats = repeats;
-  }
+  if (rc == WGS_OK)
+    wgs__latency_stats(times, repeats, groups, rounds, res);
   cudaFree(sink);
   wgs_cuda_state_release(st);
   free(times);

@@ -194,6 +194,21 @@ int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit)
   return us_to_spin(dev, timeout_ms * 1e3, limit);
 }
 
+/* Static __local variables plus __local arguments, as the driver counts them: more than the
+ * device has would fail at the launch, or (PoCL 3.1) abort the process there. */
+static int check_local_mem(const wgs_device_t *dev, cl_kernel kernel, const char *kname)
+{
+  cl_ulong klmem = 0;
+  if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klmem, &klmem,
+                               NULL) == CL_SUCCESS &&
+      klmem > dev->info.local_mem_bytes)
+    return wgs__fail(WGS_ELIMIT, "kernel '%s' needs %llu bytes of local memory per group (its "
+                                 "__local variables and arguments), but '%s' has %llu",
+                     kname, (unsigned long long)klmem, dev->info.name,
+                     (unsigned long long)dev->info.local_mem_bytes);
+  return WGS_OK;
+}
+
 static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
                         const wgs_launch_config *cfg_in, cl_uint nwait, const cl_event *wait,
                         cl_event *ev_out)
@@ -216,16 +231,9 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   WGS__CL(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                    &kmax, NULL),
           "clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
-  /* Static __local variables plus __local arguments, as the driver counts them: more than the
-   * device has would fail at the launch, or (PoCL 3.1) abort the process there. */
-  cl_ulong klmem = 0;
-  if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klmem, &klmem,
-                               NULL) == CL_SUCCESS &&
-      klmem > dev->info.local_mem_bytes)
-    return wgs__fail(WGS_ELIMIT, "kernel '%s' needs %llu bytes of local memory per group (its "
-                                 "__local variables and arguments), but '%s' has %llu",
-                     kname, (unsigned long long)klmem, dev->info.name,
-                     (unsigned long long)dev->info.local_mem_bytes);
+  rc0 = check_local_mem(dev, kernel, kname);
+  if (rc0 != WGS_OK)
+    return rc0;
   size_t local = cfg.local_size;
   if (local == 0)
     local = kmax < WGS__DEFAULT_LOCAL_SIZE ? kmax : WGS__DEFAULT_LOCAL_SIZE;
@@ -446,14 +454,9 @@ int wgs_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const s
     return wgs__fail(WGS_ELIMIT, "wgs_kernel_run('%s'): groups of %zu work-items exceed the "
                                  "device maximum of %zu on '%s'",
                      name, items, dev->info.max_work_group_size, dev->info.name);
-  cl_ulong klmem = 0; /* as in launch_async: PoCL 3.1 aborts on too much local memory */
-  if (clGetKernelWorkGroupInfo(k->k, dev->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof klmem, &klmem,
-                               NULL) == CL_SUCCESS &&
-      klmem > dev->info.local_mem_bytes)
-    return wgs__fail(WGS_ELIMIT, "kernel '%s' needs %llu bytes of local memory per group, but "
-                                 "'%s' has %llu",
-                     name, (unsigned long long)klmem, dev->info.name,
-                     (unsigned long long)dev->info.local_mem_bytes);
+  int rc = check_local_mem(dev, k->k, name);
+  if (rc != WGS_OK)
+    return rc;
   cl_int err = clEnqueueNDRangeKernel(dev->queue, k->k, dims, NULL, global, local, 0, NULL, NULL);
   if (err != CL_SUCCESS)
     return wgs__fail(err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE ? WGS_ELIMIT

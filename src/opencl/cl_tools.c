@@ -240,12 +240,8 @@ int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_la
     }
     wgs_kernel_release(k);
   }
-  if (rc == WGS_OK) {
-    wgs__latency_stats(times, repeats, res);
-    res->groups = groups;
-    res->rounds = rounds;
-    res->repeats = repeats;
-  }
+  if (rc == WGS_OK)
+    wgs__latency_stats(times, repeats, groups, rounds, res);
   wgs_buffer_release(sink);
   wgs_state_release(st);
   free(times);
