@@ -8,6 +8,9 @@
 #   scripts/gpu.sh apps    build + the app tests on NVIDIA OpenCL and CUDA + Table 4 on both
 #   scripts/gpu.sh split   build + the work-group split tests and benchmark on NVIDIA OpenCL
 #   scripts/gpu.sh verify  build + the whole test suite (NVIDIA OpenCL and CUDA), no benchmarks
+#   scripts/gpu.sh barrier build + the grid barrier's benchmarks: the counter barrier's shapes
+#                          (called and inlined), grid.sync(), launch overhead, the CLI latency on
+#                          both backends (FULLTEST=1: the whole suite first, as verify)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -113,6 +116,25 @@ if [ "$mode" = split ]; then   # the work-group split barrier on NVIDIA OpenCL
   build-gpu/tests/test_wgsync wg_split 2>&1 | tee "$R/wg_split-nvidia.log"
   build-gpu/bench/wgsync-bench-split-cl "$R" 2>&1 | tee "$R/bench-split-cl.log"
   tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
+  exit 0
+fi
+
+if [ "$mode" = barrier ]; then   # issue 14's figures: every shape, one process per binary
+  R=$(mktemp -d)/results; mkdir -p "$R/cuda"
+  pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
+  if [ -n "${FULLTEST:-}" ]; then
+    # bounded twice (per test, and the whole suite), so that the benchmarks still run
+    (cd build-gpu && timeout 330 ctest -j1 --timeout 90 --output-on-failure -E '^(model|fuzz)\.' \
+       > "$R/ctest-verify.log" 2>&1; grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-verify.log" | tail -30)
+    pack
+  fi
+  timeout 150 build-gpu/bench/wgsync-bench-shards "$R/cuda" 2>&1 | tee "$R/cuda/bench-shards.log" || echo "SHARDS BENCH FAILED OR TIMED OUT"
+  mkdir -p "$R/cuda-inline"
+  timeout 150 build-gpu/bench/wgsync-bench-shards-inline "$R/cuda-inline" 2>&1 | tee "$R/cuda-inline/bench-shards.log" || echo "INLINE SHARDS BENCH FAILED OR TIMED OUT"
+  pack
+  timeout 120 build-gpu/bench/wgsync-bench-launch "$R/cuda" 2>&1 | tee "$R/cuda/bench-launch.log" || echo "LAUNCH BENCH FAILED OR TIMED OUT"
+  pack
+  cli_latency; pack
   exit 0
 fi
 

@@ -85,10 +85,11 @@ uint32_t wgs__mode_word(wgs_discovery d);
 /* The WGS_CFG_* words of device/common/wgs_layout.h (13 of them). */
 void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_groups,
                        uint64_t limit, uint64_t wait, int timed, uint32_t enough, int epochs);
-/* WGS_CFG_SHARDS: the sharded counter barrier's shape (S | R << 16), 0 for none. */
+/* WGS_CFG_SHARDS: the counter barrier's sharded shape (S | R << 8 | fewest groups << 16), 0 for none. */
 uint32_t wgs__barrier_shards(void);
-#define WGS_DEFAULT_SHARDS 16u   /* used only by kernels compiled with WGS_SHARDED_BARRIER=1 */
-#define WGS_DEFAULT_REPLICAS 16u
+#define WGS_DEFAULT_SHARDS 16u   /* bench/results/h200-launch-2026-11-23: 16 shards and 32 replicas */
+#define WGS_DEFAULT_REPLICAS 32u /* best or within 1% from 528 to 2112 groups (H200, H100) */
+#define WGS_DEFAULT_SHARD_MIN_GROUPS 513u /* launches of this many groups or more use shards */
 /* What the host keeps about the latest launch on a state, to decode its result. */
 typedef struct {
   char kname[128];       /* kernel name for messages ("" when unknown) */

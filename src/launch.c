@@ -41,22 +41,25 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
   w[WGS_CFG_SHARDS] = wgs__barrier_shards();
 }
 
-/* The sharded counter barrier's shape (device/cuda/wgsync.cuh): WGSYNC_BARRIER_SHARDS="S,R"
- * (1 to WGS_SHARDS_MAX each) overrides the default; "0" turns it off. Read on every launch, so a
- * benchmark can compare shapes in one process. */
+/* The counter barrier's sharded shape (device/cuda/wgsync.cuh, "Counter barrier"):
+ * S | R << 8 | fewest groups << 16. WGSYNC_BARRIER_SHARDS="S,R[,MIN]" (S, R powers of two from
+ * 1 to WGS_SHARDS_MAX; MIN up to 65535) overrides the default; "0" turns sharding off (every
+ * launch polls one arrival count). Read on every launch, so that a benchmark can compare
+ * shapes in one process; a value it cannot use leaves the default. */
+static int pow2_upto(unsigned v, unsigned max) { return v >= 1 && v <= max && (v & (v - 1)) == 0; }
 uint32_t wgs__barrier_shards(void)
 {
-  uint32_t s = WGS_DEFAULT_SHARDS, r = WGS_DEFAULT_REPLICAS;
+  uint32_t s = WGS_DEFAULT_SHARDS, r = WGS_DEFAULT_REPLICAS, min = WGS_DEFAULT_SHARD_MIN_GROUPS;
   const char *e = getenv("WGSYNC_BARRIER_SHARDS");
   if (e) {
-    unsigned a = 0, b = 0;
-    int n = sscanf(e, "%u,%u", &a, &b);
+    unsigned a = 0, b = 0, c = min;
+    int n = sscanf(e, "%u,%u,%u", &a, &b, &c);
     if (n >= 1 && a == 0)
       return 0;
-    if (n == 2 && a >= 1 && a <= WGS_SHARDS_MAX && b >= 1 && b <= WGS_SHARDS_MAX)
-      s = a, r = b;
+    if (n >= 2 && pow2_upto(a, WGS_SHARDS_MAX) && pow2_upto(b, WGS_SHARDS_MAX) && c <= 0xffffu)
+      s = a, r = b, min = c;
   }
-  return s | r << 16;
+  return s | r << 8 | min << 16;
 }
 
 double wgs__protocol_us(const uint32_t *t, uint32_t groups)

@@ -1,12 +1,13 @@
 /*
- * The sharded counter barrier (device/cuda/wgsync.cuh, compiled in with WGS_SHARDED_BARRIER=1),
- * side by side with the shipped counter barrier (shape "0") and cooperative groups' grid.sync()
- * in one process: per-barrier latency for arrival shards S and published replicas R
- * (WGSYNC_BARRIER_SHARDS="S,R"), and a message-passing check across every barrier (each thread
- * reads a value another group wrote before the same barrier): crossings checked and stale reads
- * per shape. Also the registers the kernels take with the sharded code in, which decide how many
- * groups an SM holds; both kernels are capped at 32 (__launch_bounds__(256, 8): 2048 threads per
- * SM) so that every shape measured is resident. Writes shards.csv into the folder argv[1].
+ * The counter barrier's shapes (device/cuda/wgsync.cuh, "Counter barrier") side by side with
+ * cooperative groups' grid.sync() in one process: per-barrier latency with one polled arrival
+ * count (shape "0") and with S arrival shards and R published replicas from the first group
+ * ("S,R,1"), the default ("default": sharded from WGS_DEFAULT_SHARD_MIN_GROUPS), and a
+ * message-passing check across every barrier (each thread reads a value another group wrote
+ * before the same barrier): crossings checked and stale reads per shape. Also the registers the
+ * kernels take, which decide how many groups an SM holds; both kernels are capped at 32
+ * (__launch_bounds__(1024, 2): 2048 threads per SM) so that every shape measured is resident.
+ * Writes shards.csv into the folder argv[1].
  */
 #include <algorithm>
 #include <cooperative_groups.h>
@@ -23,7 +24,7 @@
 
 namespace cg = cooperative_groups;
 
-__global__ void __launch_bounds__(256, 8) lat_k(unsigned *wgs, unsigned iters, unsigned *sink)
+__global__ void __launch_bounds__(1024, 2) lat_k(unsigned *wgs, unsigned iters, unsigned *sink)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {
@@ -42,7 +43,7 @@ __global__ void cg_k(unsigned iters, unsigned *sink)
     sink[0] = iters;
 }
 /* Message passing across each barrier: write own slot, barrier, read another group's slot. */
-__global__ void __launch_bounds__(256, 8) mp_k(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *bad)
+__global__ void __launch_bounds__(1024, 2) mp_k(unsigned *wgs, unsigned *data, unsigned rounds, unsigned *bad)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {
@@ -73,8 +74,8 @@ int main(int argc, char **argv)
   cudaFuncAttributes fa_lat, fa_mp;
   CK(cudaFuncGetAttributes(&fa_lat, lat_k));
   CK(cudaFuncGetAttributes(&fa_mp, mp_k));
-  printf("wgsync sharded-barrier bench  %s\ndevice %s (%u SMs), %s; registers: latency kernel %d, "
-         "mp kernel %d (sharded code compiled in)\n", date, in.name, in.compute_units,
+  printf("wgsync counter-barrier shapes bench  %s\ndevice %s (%u SMs), %s; registers: latency kernel %d, "
+         "mp kernel %d\n", date, in.name, in.compute_units,
          in.driver_version, fa_lat.numRegs, fa_mp.numRegs);
   FILE *f = results_file("wgsync-bench-shards", out, "shards.csv");
   fprintf(f, "# %s, %s, %s; registers: latency kernel %d, mp kernel %d\n", date, in.name,
@@ -85,8 +86,9 @@ int main(int argc, char **argv)
   CK(cudaMalloc(&sink, 64));
   CK(cudaMalloc(&bad, 4));
   CK(cudaMalloc(&data, 2 * 4224 * 256 * sizeof(unsigned)));
-  const unsigned settings[][2] = {{528, 256}, {1056, 256}, {2112, 128}, {4224, 32}};
-  const char *shapes[] = {"0", "8,8", "16,16", "32,32", "16,32", "32,16", "8,32", "32,8"};
+  const unsigned settings[][2] = {{66, 256},  {132, 256}, {264, 256},  {264, 1024}, {528, 256},
+                                  {792, 256}, {1056, 256}, {2112, 128}, {4224, 32}};
+  const char *shapes[] = {"default", "0", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
   for (auto &s : settings) {
     unsigned G = s[0], T = s[1];
     int per = 0, per_mp = 0;
@@ -117,16 +119,19 @@ int main(int argc, char **argv)
       printf("%-34s %-6s %5ux%-4u %8.3f us\n", "grid.sync()", "-", G, T, s.med);
     }
     if ((unsigned)per * in.compute_units < G || (unsigned)per_mp * in.compute_units < G) {
-      printf("%ux%u: the sharded kernels hold %d (latency) / %d (mp) groups per SM: %u x %u not "
+      printf("%ux%u: the kernels hold %d (latency) / %d (mp) groups per SM: %u x %u not "
              "resident, skipped\n", G, T, per, per_mp, G, T);
-      fprintf(f, "# %ux%u skipped: %d / %d groups per SM with the sharded code in\n", G, T, per, per_mp);
+      fprintf(f, "# %ux%u skipped: %d / %d groups per SM\n", G, T, per, per_mp);
       continue;
     }
     wgs_cuda_state_t *st;
     if (wgs_cuda_state_create(0, G, &st) != WGS_OK)
       return 1;
     for (const char *shape : shapes) {
-      setenv("WGSYNC_BARRIER_SHARDS", shape, 1);
+      if (strcmp(shape, "default") == 0)
+        unsetenv("WGSYNC_BARRIER_SHARDS");
+      else
+        setenv("WGSYNC_BARRIER_SHARDS", shape, 1);
       wgs_launch_config c;
       wgs_launch_config_init(&c);
       c.local_size = T;

@@ -20,7 +20,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 3u
+#define WGS_LAYOUT_VERSION 4u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -63,13 +63,13 @@
                                                     (a cleared half), 1 closed */
 #define WGS_W_COUNT (5u * WGS_LINE_WORDS)        /* seed 003 Fig. 3 count */
 #define WGS_W_ABORT (6u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
-#define WGS_W_ARRIVE (7u * WGS_LINE_WORDS)       /* counter barrier: monotonic arrival count */
-#define WGS_W_GEN (8u * WGS_LINE_WORDS)          /* counter barrier: instances completed */
+/* lines 7 and 8: unused since layout 4 (the published counter barrier's words) */
 #define WGS_W_SEEN (9u * WGS_LINE_WORDS)         /* groups that read the epoch (protocols other
                                                     than the lock-free one, whose count it is) */
-#define WGS_W_SHARDS (10u * WGS_LINE_WORDS)      /* sharded counter barrier: arrival shard i on
-                                                    line 10 + i, published-instance replica r
-                                                    on line 10 + WGS_SHARDS_MAX + r */
+#define WGS_W_SHARDS (10u * WGS_LINE_WORDS)      /* counter barrier: arrival shard i on line
+                                                    10 + i (shard 0: the one count when not
+                                                    sharded), published-instance replica r on
+                                                    line 10 + WGS_SHARDS_MAX + r */
 #define WGS_SHARDS_MAX 32u
 #define WGS_W_ARRAYS ((10u + 2u * WGS_SHARDS_MAX) * WGS_LINE_WORDS) /* per-group arrays */
 
@@ -91,9 +91,9 @@
                                  resets the state before each launch */
 #define WGS_CFG_HOST_LO 13u   /* CUDA: device address of a host-mapped mirror of the result words */
 #define WGS_CFG_HOST_HI 14u   /*   (WGS_MIRROR_*), or 0: the host reads the state instead */
-#define WGS_CFG_SHARDS 15u    /* counter barrier above WGS_POLL_ARRIVALS_MAX groups: arrival
-                                 shards S (low 16 bits) and published replicas R (high 16); 0:
-                                 one arrival count and one published instance */
+#define WGS_CFG_SHARDS 15u    /* counter barrier: arrival shards S (bits 0-7) and published
+                                 replicas R (bits 8-15), used by launches of at least the count
+                                 in bits 16-31 groups; 0: never sharded (one arrival count) */
 #define WGS_CFG_WORDS 16u
 
 /* The host-mapped mirror (CUDA): written by the device beside the control words, so that a

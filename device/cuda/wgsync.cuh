@@ -329,23 +329,20 @@ WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg, unsign
   return old;
 }
 
-/* The sharded counter barrier (below) for launches of more than WGS_POLL_ARRIVALS_MAX groups,
- * when the host set a shape (powers of two: S, R <= WGS_SHARDS_MAX). An experiment, compiled
- * only with -DWGS_SHARDED_BARRIER=1: its code took kernels from 32 to 36-39 registers (fewer
- * groups resident per SM), whether or not a launch used it (bench/cuda/bench_shards.cu). */
-#ifndef WGS_SHARDED_BARRIER
-#define WGS_SHARDED_BARRIER 0
-#endif
-#ifndef WGS_POLL_ARRIVALS_MAX
-#define WGS_POLL_ARRIVALS_MAX 512u
-#endif
+/* The counter barrier's shape for this launch (see "Counter barrier" below), packed into
+ * env->barrier_kind so that the environment takes no more registers: bit 16 set when sharded,
+ * then log2 S in bits 8-11 and log2 R in bits 12-15. The host's WGS_CFG_SHARDS word gives S, R
+ * (powers of two, at most WGS_SHARDS_MAX) and the fewest groups that use shards; S and R are
+ * lowered to the block size, since the combiner's thread i polls shard i and publishes replica i. */
 WGS_DEV void wgs__choose_shards(wgs_env *env, const unsigned *g)
 {
-  if (!WGS_SHARDED_BARRIER)
-    return;
-  unsigned shards = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = shards & 0xffffu, R = shards >> 16;
-  if (S != 0u && R != 0u && env->num_groups > WGS_POLL_ARRIVALS_MAX)
-    env->barrier_kind |= (31u - __clz(S)) << 8 | (31u - __clz(R)) << 12;
+  unsigned c = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = c & 255u, R = (c >> 8) & 255u;
+  while (S > blockDim.x) /* the combiner's thread i polls shard i and publishes replica i */
+    S >>= 1;
+  while (R > blockDim.x)
+    R >>= 1;
+  if (S != 0u && R != 0u && env->num_groups >= (c >> 16))
+    env->barrier_kind |= 1u << 16 | (31u - __clz(S)) << 8 | (31u - __clz(R)) << 12;
 }
 
 /* First thing in the kernel, from every thread, outside any condition; 1-D grids and blocks.
@@ -555,48 +552,46 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
 }
 
 /*
- * Counter barrier. Instance k of a launch (each launch starts on a cleared half, and every
- * group passes the same instances) is complete when the arrival count reaches n*(k+1). The
- * group whose add returns n*(k+1)-1 arrived last; it publishes "k+1 instances done" on a
- * separate line that the others poll. Measured on an H100 (bench/results/h100-cuda-*):
- * polling the arrival line itself was slower (1056 pollers and 1056 atomics on one L2 line),
- * and a two-level tree slower still (one more dependent round trip). Nothing is read before
- * arriving (the target comes from the private instance count) and nothing is reset: counts
- * are monotonic and compared by signed difference, so instance k+1 is never taken for k.
- *  - arrive: atom.acq_rel.add. Release: the block's writes, ordered before it by
- *    __syncthreads, are released; the chain of RMWs on the count is one release sequence, so
- *    the last arriver's acquire synchronises with every group's arrival.
- *  - publish: st.release of the instance count by the last arriver (cumulative over what it
- *    acquired); wait: ld.acquire of it, then __syncthreads for the block.
- * Measured alternatives (H100, bench/results/h100-cuda-2026-11-22-v*): a release-only RMW with
- * fence.acq_rel in the last arriver and relaxed polls followed by fence.acq_rel was 0.3 to
- * 0.6 us slower at every group count (v4): the fence costs more than acquire semantics folded
- * into the load and the RMW.
+ * Counter barrier (the default kind). Instance k of a launch (each launch starts on a cleared
+ * half, and every group passes the same instances) is complete when every participating group
+ * has arrived k+1 times. Nothing is read before arriving (the target comes from the private
+ * instance count) and nothing is reset: counts are monotonic and compared by signed
+ * difference, so instance k+1 is never taken for k. Two shapes, chosen per launch from the
+ * group count alone (wgs__choose_shards), so every barrier of a launch takes the same one:
+ *
+ *  - Small launches (fewer groups than the host's sharding threshold): every group's
+ *    representative does a fire-and-forget red.release.gpu.add on one arrival count and polls
+ *    that count (relaxed loads) until it reaches n*(k+1), then makes one acquire load. That
+ *    load reads the satisfying value or a later one, written by an RMW in the release sequence
+ *    of every arrival (the RMWs on the count form one chain), so it synchronises with all of
+ *    them. One hop after the last arrival: 0.85 us at 132 x 256 on the H200 (grid.sync 0.97).
+ *  - Large launches, sharded: group g's red.release.gpu.add goes to shard g mod S, its own
+ *    128-byte line, so no line takes more than n/S arrivals. In participant 0 (the combiner),
+ *    lane i < S of warp 0 polls shard i (relaxed, then one acquire load of the value that
+ *    satisfied it: the same argument per shard), __syncwarp joins the lanes, and lane r < R
+ *    stores k+1 on replica line r with st.release. That release is cumulative over what lanes
+ *    i acquired before the __syncwarp (CTA-scope ordering), so a waiter whose acquire load reads
+ *    replica g mod R synchronises with every arrival; no line has more than n/R pollers.
+ *
+ * Then __syncthreads carries the representative's (or the combiner's) acquire to the block,
+ * as the __syncthreads before the arrival carried every thread's writes to the release.
+ *
+ * Measured and kept out (bench/results/, each with the run that lost): a published instance
+ * written by the last arriver of one acq_rel count (2.15 us at 1056 x 256 on the H200, against
+ * 1.70 sharded; it was the default until 2026-11-23), polling the one count at >= 1056 groups
+ * (1.4-1.9x slower), a two-level tree (one more dependent round trip), fence.acq_rel instead
+ * of acquire/release operations (0.3-0.6 us slower, v4), Hopper clusters as the first level.
  */
 /*
- * Seeded weakenings of the counter barrier, for the litmus benchmark only
- * (bench/cuda/bench_litmus.cu shows that its checks catch them): WGS_MUTATE=1 makes the
- * waiters' acquire loads relaxed; WGS_MUTATE=2 makes the arrivals' release operations relaxed.
- * The default (0) is the library as shipped: every helper below is then the operation named.
+ * Seeded weakenings, for the litmus benchmark only (bench/cuda/bench_litmus.cu shows that its
+ * checks catch them): WGS_MUTATE=1 makes the waiters' acquire loads relaxed; WGS_MUTATE=2 makes
+ * the arrivals' and the combiner's release operations relaxed. The default (0) is the library
+ * as shipped: every helper below is then the operation named.
  */
 #ifndef WGS_MUTATE
 #define WGS_MUTATE 0
 #endif
 WGS_DEV unsigned wgs__wait_ld_acq(const unsigned *p) { return WGS_MUTATE == 1 ? wgs__ld_rlx(p) : wgs__ld_acq(p); }
-WGS_DEV unsigned wgs__arrive_add_acqrel(unsigned *p, unsigned v)
-{
-#if WGS_MUTATE == 1 /* the acquire half removed */
-  unsigned old;
-  asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-#elif WGS_MUTATE == 2 /* the release half removed */
-  unsigned old;
-  asm volatile("atom.acquire.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
-  return old;
-#else
-  return wgs__add_acqrel(p, v);
-#endif
-}
 WGS_DEV void wgs__arrive_st_rel(unsigned *p, unsigned v)
 {
   if (WGS_MUTATE == 2)
@@ -604,29 +599,6 @@ WGS_DEV void wgs__arrive_st_rel(unsigned *p, unsigned v)
   else
     wgs__st_rel(p, v);
 }
-WGS_DEV unsigned wgs__count_arrive(wgs_env *env)
-{
-  wgs__mark_arrival(env);
-  unsigned target = env->num_groups * (env->counted + 1u);
-  if (wgs__arrive_add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == target - 1u)
-    wgs__arrive_st_rel(&env->s[WGS_W_GEN], env->counted + 1u);
-  return env->counted + 1u;
-}
-/*
- * Counter barrier, small launches: with at most WGS_POLL_ARRIVALS_MAX groups, the arrival is a
- * fire-and-forget red.release.gpu.add and the waiters poll the arrival count itself with
- * ld.acquire, instead of waiting for the atomic's result and a published instance. An acquire
- * that reads the count's final value for instance k reads from the last RMW, whose release
- * sequence contains every earlier RMW on the count: it synchronises with every group's arrival.
- * Measured on the H100 (bench/results/h100-cuda-2026-11-22-v5): at 132 x 256 this is 1.03 us
- * against 1.49 us (and grid.sync()'s 1.12), at 264 x 1024 1.52 against 1.80; from 1056 groups
- * on the polls and arrivals on one L2 line make it 1.4-1.9x slower, so larger launches keep the
- * published instance. The choice depends only on the group count, so every barrier of a launch
- * uses the same one, and the arrival count still advances by n per instance in both.
- */
-#ifndef WGS_POLL_ARRIVALS_MAX
-#define WGS_POLL_ARRIVALS_MAX 512u
-#endif
 WGS_DEV void wgs__red_rel(unsigned *p, unsigned v)
 {
 #if WGS_MUTATE == 2 /* seeded weakening (bench_litmus): the arrival without release */
@@ -635,40 +607,20 @@ WGS_DEV void wgs__red_rel(unsigned *p, unsigned v)
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 #endif
 }
-WGS_DEV bool wgs__poll_arrivals(const wgs_env *env) { return env->num_groups <= WGS_POLL_ARRIVALS_MAX; }
-/*
- * Counter barrier, large launches, sharded (when the host sets WGS_CFG_SHARDS): group g's
- * arrival is a fire-and-forget red.release.gpu.add on shard g mod S (its own 128-byte line), so
- * no line takes more than n/S arrivals. Participant 0 combines: relaxed polls of the S shards
- * (independent loads, in flight together) until each holds its groups x (k+1), then one
- * fence.acq_rel.gpu, then the instance k+1 stored relaxed on R replica lines; group g polls
- * replica g mod R with acquire loads, so no line has more than n/R pollers.
- * Ordering: the combiner's relaxed read of each shard's final value reads from the last RMW of
- * that shard's release sequence, and "relaxed read; fence.acq_rel" is an acquire pattern: every
- * arrival happens before the fence. "fence.acq_rel; relaxed write" is a release pattern: a
- * waiter's acquire load of a replica synchronises with it, so every arrival happens before the
- * waiter's return; its __syncthreads carries that to the block.
- */
-WGS_DEV bool wgs__sharded(const wgs_env *env) { return WGS_SHARDED_BARRIER && (env->barrier_kind >> 8) != 0u; }
+WGS_DEV bool wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 16) != 0u; }
 WGS_DEV unsigned wgs__log2_shards(const wgs_env *env) { return (env->barrier_kind >> 8) & 15u; }
 WGS_DEV unsigned wgs__log2_replicas(const wgs_env *env) { return (env->barrier_kind >> 12) & 15u; }
+/* Shard i (i = 0 is the small launches' one count); replica r. */
 WGS_DEV unsigned *wgs__shard(const wgs_env *env, unsigned i) { return env->s + WGS_W_SHARDS + i * WGS_LINE_WORDS; }
 WGS_DEV unsigned *wgs__replica(const wgs_env *env, unsigned r)
 {
   return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
 }
-/* The representative's half of a counter instance: arrive, then (full barrier) wait. */
-WGS_DEV void wgs__counter_arrive(wgs_env *env)
+/* The representative's arrival: shard 0 when not sharded (log2 S is then 0). */
+WGS_DEV void wgs__counter_arrive(const wgs_env *env)
 {
-  if (wgs__poll_arrivals(env)) {
-    wgs__mark_arrival(env);
-    wgs__red_rel(&env->s[WGS_W_ARRIVE], 1u);
-  } else if (wgs__sharded(env)) {
-    wgs__mark_arrival(env);
-    wgs__red_rel(wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u)), 1u);
-  } else {
-    wgs__count_arrive(env);
-  }
+  wgs__mark_arrival(env);
+  wgs__red_rel(wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u)), 1u);
 }
 /* One step of a bounded spin: true when the wait must end (timed out: reported; aborted). */
 WGS_DEV bool wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
@@ -680,69 +632,59 @@ WGS_DEV bool wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
   }
   return why != 0;
 }
-/* The sharded wait, run by every thread of a participating block (the others return at once):
- * in participant 0, lane i < S of warp 0 polls shard i (relaxed, then one acquire load of the
- * value that satisfied it), __syncwarp joins the lanes, and lane r < R publishes replica r with a
- * release store; in the others, thread 0 polls its replica with acquire loads. The release of
- * lane r is cumulative over what lanes j acquired before the __syncwarp (CTA-scope ordering), so
- * a waiter that reads replica r synchronises with every arrival. */
-WGS_DEV void wgs__sharded_wait(const wgs_env *env, unsigned site)
+/* Relaxed polls of *word until it reaches target (signed difference), then one acquire load. */
+WGS_DEV void wgs__poll_until(const wgs_env *env, const unsigned *word, unsigned target, unsigned site)
 {
-  unsigned want = env->counted + 1u, lane = threadIdx.x;
   wgs__spin sp;
   wgs__spin_init(&sp);
-  if (env->group_id == 0u) {
-    if (lane >= 32u)
-      return;
-    unsigned ls = wgs__log2_shards(env), n = env->num_groups;
-    if (lane < (1u << ls)) {
-      unsigned target = (n >> ls) * want + (lane < (n & ((1u << ls) - 1u)) ? want : 0u);
-      const unsigned *word = wgs__shard(env, lane);
-      while ((int)(wgs__ld_rlx(word) - target) < 0)
-        if (wgs__wait_gave_up(env, &sp, site))
-          break;
-      (void)wgs__ld_acq(word);
-    }
-    __syncwarp();
-    if (lane < (1u << wgs__log2_replicas(env)))
-      wgs__st_rel(wgs__replica(env, lane), want);
-  } else if (lane == 0u) {
-    const unsigned *word =
-        wgs__replica(env, env->group_id & ((1u << wgs__log2_replicas(env)) - 1u));
-    while ((int)(wgs__ld_acq(word) - want) < 0)
-      if (wgs__wait_gave_up(env, &sp, site))
-        break;
-  }
+  while ((int)(wgs__ld_rlx(word) - target) < 0)
+    if (wgs__wait_gave_up(env, &sp, site))
+      break;
+  (void)wgs__wait_ld_acq(word);
 }
-/* Waits for instance counted+1: the arrival count reaching n*(k+1) (small launches) or the
- * published instance reaching k+1; signed differences, so nothing is ever reset.
- * Small launches poll the arrival count with relaxed loads and make one acquire load of it once
- * satisfied: that load reads the satisfying value or a later one, written by an RMW in the
- * release sequence of every arrival, so it synchronises with all of them (measured on the H200:
- * 0.92 -> 0.85 us at 132 x 256, bench/results/h200-cuda-2026-11-22-v7). Polls of the published
- * instance stay acquire loads: relaxed ones were mixed there. The two loops are kept apart: one
- * loop choosing its load per iteration made 4224 x 32 12% slower. */
+/* The wait for instance counted+1, called by every thread of a participating block. One poll
+ * loop serves the three pollers (the combiner's lanes, a sharded launch's representatives, and
+ * an unsharded launch's): three inlined loops took the apps' kernels up to 15 registers more. */
 WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
 {
-  wgs__spin sp;
-  wgs__spin_init(&sp);
-  if (wgs__poll_arrivals(env)) {
-    const unsigned *word = &env->s[WGS_W_ARRIVE];
-    unsigned want = env->num_groups * (env->counted + 1u);
-    while ((int)(wgs__ld_rlx(word) - want) < 0)
-      if (wgs__wait_gave_up(env, &sp, site))
-        break;
-    (void)wgs__wait_ld_acq(word);
-  } else {
-    const unsigned *word = &env->s[WGS_W_GEN];
-    unsigned want = env->counted + 1u;
-    while ((int)(wgs__wait_ld_acq(word) - want) < 0)
-      if (wgs__wait_gave_up(env, &sp, site))
-        break;
+  unsigned want = env->counted + 1u, lane = threadIdx.x, n = env->num_groups;
+  unsigned ls = wgs__log2_shards(env), lr = wgs__log2_replicas(env);
+  bool sharded = wgs__sharded(env), combiner = sharded && env->group_id == 0u;
+  const unsigned *word = nullptr;
+  unsigned target = want;
+  if (combiner) {
+    if (lane < (1u << ls)) {
+      word = wgs__shard(env, lane);
+      target = (n >> ls) * want + (lane < (n & ((1u << ls) - 1u)) ? want : 0u);
+    }
+  } else if (lane == 0u) {
+    word = sharded ? wgs__replica(env, env->group_id & ((1u << lr) - 1u)) : wgs__shard(env, 0u);
+    target = sharded ? want : n * want;
+  }
+  if (word != nullptr)
+    wgs__poll_until(env, word, target, site);
+  if (combiner && lane < 32u) {
+    __syncwarp();
+    if (lane < (1u << lr))
+      wgs__arrive_st_rel(wgs__replica(env, lane), want);
   }
 }
 
-WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
+/* The grid barrier is a call, not inlined (WGS_BARRIER_INLINE=1 inlines it): inlined, every
+ * shape's and kind's code was the kernel's, and the values they need stayed live across the
+ * caller's loop: the apps' persistent kernels took 32-55 registers against 24-34 with
+ * grid.sync(), and above 32 an SM holds fewer blocks of 256. As a call the environment lives in
+ * local memory (L1) and they take 32-36 (ptxas, sm_90); the call's cost is measured in
+ * bench/cuda/bench_shards.cu (the -inline build beside it). */
+#ifndef WGS_BARRIER_INLINE
+#define WGS_BARRIER_INLINE 0
+#endif
+#if WGS_BARRIER_INLINE
+WGS_DEV
+#else
+static __device__ __noinline__
+#endif
+void wgs__grid_barrier(wgs_env *env, unsigned site)
 {
   if (wgs__outsider(env, site))
     return;
@@ -751,15 +693,13 @@ WGS_DEV void wgs__grid_barrier(wgs_env *env, unsigned site)
   } else {
     wgs__count_entry(env);
     __syncthreads(); /* every thread's writes before the representative's release add */
-    bool sharded = wgs__sharded(env);
-    if (env->local_id == 0u && env->participating) {
-      wgs__check_entry(env, site);
-      wgs__counter_arrive(env);
-      if (!sharded)
-        wgs__counter_wait(env, site);
+    if (env->participating) {
+      if (threadIdx.x == 0u) {
+        wgs__check_entry(env, site);
+        wgs__counter_arrive(env);
+      }
+      wgs__counter_wait(env, site);
     }
-    if (sharded && env->participating)
-      wgs__sharded_wait(env, site);
     __syncthreads(); /* the representative's acquire, carried to the block */
     env->counted++;
   }
@@ -809,9 +749,7 @@ WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
 #endif
   if (env->split_state != 1u)
     wgs__misuse(env, site); /* waited without arriving */
-  else if (wgs__sharded(env) && env->participating)
-    wgs__sharded_wait(env, site);
-  else if (env->local_id == 0u && env->participating)
+  else if (env->participating)
     wgs__counter_wait(env, site);
   __syncthreads();
   env->split_state = 0u;

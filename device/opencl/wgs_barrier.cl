@@ -70,32 +70,24 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
 }
 
 /*
- * Counter barrier (the default; device/cuda/wgsync.cuh has the measurements that chose it).
- * Instance k is complete when the monotonic arrival count reaches n*(k+1); the group whose
- * acq_rel add returns n*(k+1)-1 is last and publishes k+1 on another line with a release store;
- * the others poll that line with acquire loads. The RMW chain on the count is one release
- * sequence, so the last arriver synchronises with every arrival, and its release is cumulative
- * over them. Nothing is reset, so reuse has no race; counts compare by signed difference.
+ * Counter barrier (the default kind; device/cuda/wgsync.cuh has the same design, the
+ * measurements that chose it and those that lost). Instance k is complete when every
+ * participating group has arrived k+1 times; counts are monotonic and compared by signed
+ * difference, so nothing is reset and reuse has no race. Two shapes, chosen per launch from
+ * the group count alone (wgs__choose_shards), so every barrier of a launch takes the same one:
+ *  - small launches: the representative's arrival is a release add on one count (shard 0),
+ *    whose result nobody waits for; representatives poll the count (relaxed) until it reaches
+ *    n*(k+1), then make one acquire load. It reads from an RMW in the release sequence of every
+ *    arrival (the RMWs on the count form one chain), so it synchronises with all of them.
+ *  - large launches, sharded: group g's release add goes to shard g mod S (its own line). In
+ *    participant 0 (the combiner), work-item i < S polls shard i the same way; the work-group
+ *    barrier B2 carries what those work-items acquired to every work-item (as in the XF
+ *    barrier's master, seed 003 §4.4); work-item r < R then stores k+1 on replica r with a
+ *    release store, and group g's representative polls replica g mod R (relaxed, then one
+ *    acquire load), which synchronises with that release and so with every arrival.
+ * B3 then carries the representative's acquire to its group.
  */
-/*
- * Small launches (at most WGS_POLL_ARRIVALS_MAX groups) skip the published instance: the
- * arrival is a release add whose result nobody waits for, and the waiters poll the arrival
- * count with acquire loads until it reaches n*(k+1). Reading the count's final value reads from
- * the last RMW, whose release sequence holds every earlier one: the waiter synchronises with
- * every arrival. Measured on the H100 (device/cuda/wgsync.cuh has the numbers): faster up to a
- * few hundred groups, slower from 1056 on. The choice depends only on the group count, so all
- * barriers of a launch make the same one; the count advances by n per instance either way.
- */
-/*
- * Sharded counter barrier (compiled with -D WGS_SHARDED_BARRIER=1; device/cuda/wgsync.cuh has
- * the measurements): group g's arrival is a release add on shard g mod S; in participant 0,
- * work-item i < S polls shard i (relaxed, then one acquire load), a work-group barrier joins
- * them, and work-item r < R stores the instance on replica r with a release store; group g's
- * representative polls replica g mod R with acquire loads. The work-group barrier carries what
- * work-item i acquired to work-item r's release, as in the XF barrier's master (seed 003 §4.4).
- * Every group runs that barrier, so the barrier sequence stays the same in every group.
- */
-WGS_FN uint wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 8) != 0u; }
+WGS_FN uint wgs__sharded(const wgs_env *env) { return env->barrier_kind >> 16; }
 WGS_FN wgs_word_ptr wgs__shard(const wgs_env *env, uint i)
 {
   return env->s + WGS_W_SHARDS + i * WGS_LINE_WORDS;
@@ -104,72 +96,44 @@ WGS_FN wgs_word_ptr wgs__replica(const wgs_env *env, uint r)
 {
   return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
 }
-WGS_FN void wgs__counter_arrive(wgs_env *env)
+/* The representative's arrival: shard 0 when not sharded (log2 S is then 0). */
+WGS_FN void wgs__counter_arrive(const wgs_env *env)
 {
-  uint want = env->counted + 1u;
-  if (WGS_SHARDED_BARRIER && wgs__sharded(env))
-    wgs__red_rel(wgs__shard(env, env->group_id & ((1u << ((env->barrier_kind >> 8) & 15u)) - 1u)), 1u);
-  else if (env->num_groups <= WGS_POLL_ARRIVALS_MAX)
-    wgs__red_rel(&env->s[WGS_W_ARRIVE], 1u);
-  else if (wgs__add_acqrel(&env->s[WGS_W_ARRIVE], 1u) == env->num_groups * want - 1u)
-    wgs__st_rel(&env->s[WGS_W_GEN], want);
+  wgs__red_rel(wgs__shard(env, env->group_id & ((1u << ((env->barrier_kind >> 8) & 15u)) - 1u)), 1u);
 }
-#if WGS_SHARDED_BARRIER
-/* The sharded wait, in two phases around one work-group barrier that every group runs
+/* Relaxed polls of *word until it reaches target (signed difference), then one acquire load. */
+WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, uint target, uint site)
+{
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  while ((int)(wgs__ld_rlx(word) - target) < 0)
+    if (wgs__wait_gave_up(env, &sp, site))
+      break;
+  (void)wgs__ld_acq(word);
+}
+/* The wait, in two phases around the work-group barrier B2, which every group runs
  * unconditionally (PoCL 3.1 cannot form parallel regions around a barrier under a condition it
- * cannot prove uniform: its compiler asserted). sh: this launch is sharded and the group takes
- * part. Phase 1: the combiner's work-items poll their shards. Phase 2: they publish the
- * replicas; the other groups' representatives poll theirs. */
-WGS_FN void wgs__sharded_phase1(const wgs_env *env, uint sh, uint site)
+ * cannot prove uniform: its compiler asserted). part: the group takes part. Phase 1: the
+ * combiner's work-items poll their shards. Phase 2: they publish the replicas; the other
+ * groups' representatives poll theirs, or, not sharded, the one count. */
+WGS_FN void wgs__counter_phase1(const wgs_env *env, uint part, uint site)
 {
   uint want = env->counted + 1u, lid = env->local_id, ls = (env->barrier_kind >> 8) & 15u;
   uint n = env->num_groups;
-  if (sh && env->group_id == 0u && lid < (1u << ls)) {
-    wgs__spin sp;
-    wgs__spin_init(&sp);
-    uint target = (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u);
-    wgs_word_ptr word = wgs__shard(env, lid);
-    while ((int)(wgs__ld_rlx(word) - target) < 0)
-      if (wgs__wait_gave_up(env, &sp, site))
-        break;
-    (void)wgs__ld_acq(word);
-  }
+  if (part && wgs__sharded(env) && env->group_id == 0u && lid < (1u << ls))
+    wgs__poll_until(env, wgs__shard(env, lid), (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u),
+                    site);
 }
-WGS_FN void wgs__sharded_phase2(const wgs_env *env, uint sh, uint site)
+WGS_FN void wgs__counter_phase2(const wgs_env *env, uint part, uint site)
 {
   uint want = env->counted + 1u, lid = env->local_id, lr = (env->barrier_kind >> 12) & 15u;
-  if (sh && env->group_id == 0u && lid < (1u << lr)) {
+  uint sh = part && wgs__sharded(env);
+  if (sh && env->group_id == 0u && lid < (1u << lr))
     wgs__st_rel(wgs__replica(env, lid), want);
-  } else if (sh && env->group_id != 0u && lid == 0u) {
-    wgs__spin sp;
-    wgs__spin_init(&sp);
-    wgs_word_ptr word = wgs__replica(env, env->group_id & ((1u << lr) - 1u));
-    while ((int)(wgs__ld_acq(word) - want) < 0)
-      if (wgs__wait_gave_up(env, &sp, site))
-        break;
-  }
-}
-#endif
-/* Small launches: relaxed polls of the arrival count, then one acquire load; otherwise acquire
- * polls of the published instance. Two loops, as in device/cuda/wgsync.cuh, which says why
- * that is enough and what it measured. */
-WGS_FN void wgs__counter_wait(const wgs_env *env, uint site)
-{
-  wgs_word_ptr s = env->s;
-  wgs__spin sp;
-  wgs__spin_init(&sp);
-  if (env->num_groups <= WGS_POLL_ARRIVALS_MAX) {
-    uint want = env->num_groups * (env->counted + 1u);
-    while ((int)(wgs__ld_rlx(&s[WGS_W_ARRIVE]) - want) < 0)
-      if (wgs__wait_gave_up(env, &sp, site))
-        break;
-    (void)wgs__ld_acq(&s[WGS_W_ARRIVE]);
-  } else {
-    uint want = env->counted + 1u;
-    while ((int)(wgs__ld_acq(&s[WGS_W_GEN]) - want) < 0)
-      if (wgs__wait_gave_up(env, &sp, site))
-        break;
-  }
+  else if (sh && env->group_id != 0u && lid == 0u)
+    wgs__poll_until(env, wgs__replica(env, env->group_id & ((1u << lr) - 1u)), want, site);
+  else if (part && !sh && lid == 0u)
+    wgs__poll_until(env, wgs__shard(env, 0u), env->num_groups * want, site);
 }
 
 /*
@@ -232,6 +196,7 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
   } else if (!xf) {
     if (lid == 0u)
       wgs__counter_arrive(env);
+    wgs__counter_phase1(env, part, site);
   } else if (id == 0u) {
     for (uint g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
       wgs__wait_flag(env, &flag[g], 0u, site);
@@ -239,17 +204,9 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
     wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
   }
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B2 = Fig. 2(a) line 5 */
-  uint sh = 0u;
-#if WGS_SHARDED_BARRIER
-  sh = part && !xf && wgs__sharded(env);
-  wgs__sharded_phase1(env, sh, site);
-  barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* joins the combiner's work-items */
-  wgs__sharded_phase2(env, sh, site);
-#endif
   if (!part) {
   } else if (!xf) {
-    if (lid == 0u && !sh)
-      wgs__counter_wait(env, site);
+    wgs__counter_phase2(env, part, site);
   } else if (id == 0u) {
     for (uint g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
       wgs__st_rel(&flag[g], 0u);
@@ -295,17 +252,13 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, uint site)
 }
 WGS_FN void wgs__grid_wait(wgs_env *env, uint site)
 {
-  uint sh = 0u;
-#if WGS_SHARDED_BARRIER
-  sh = env->participating && env->split_state == 1u && wgs__sharded(env);
-  wgs__sharded_phase1(env, sh, site);
+  uint part = env->participating && env->split_state == 1u;
+  wgs__counter_phase1(env, part, site);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* joins the combiner's work-items */
-  wgs__sharded_phase2(env, sh, site);
-#endif
   if (env->split_state != 1u)
     wgs__split_misuse(env, site); /* waited without arriving */
-  else if (env->local_id == 0u && env->participating && !sh)
-    wgs__counter_wait(env, site);
+  else
+    wgs__counter_phase2(env, part, site);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   env->split_state = 0u;
   env->counted++;

@@ -23,8 +23,8 @@ typedef struct {
   uint local_id;      /* get_local_id(0) */
   uint local_size;    /* get_local_size(0) */
   uint instance;      /* grid barriers this group has passed (checked builds name them) */
-  uint barrier_kind;  /* WGS_BARRIER_KIND_*, from the host, in bits 0-7; the sharded counter
-                         barrier's log2 S in bits 8-11 and log2 R in 12-15 (wgs_barrier.cl) */
+  uint barrier_kind;  /* WGS_BARRIER_KIND_*, from the host, in bits 0-7; the counter barrier's
+                         shape in bits 8-16 (wgs__choose_shards) */
   uint counted;       /* counter-based instances passed (full or split): the arrival target */
   uint split_state;   /* 0 idle, 1 arrived: checked builds report misuse of the split barrier */
   uint participating; /* 1 when this group takes part */
@@ -276,21 +276,18 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group, uint epoch, uint launched
  * With the host's WGS_MODE_ALL / WGS_MODE_FIXED every launched group participates with its
  * native ids (the unsafe search of §5.1, and the hard-coded occupancy of §5.3).
  */
-/* The sharded counter barrier (wgs_barrier.cl) for launches of more than WGS_POLL_ARRIVALS_MAX
- * groups, when built with -D WGS_SHARDED_BARRIER=1 and the host set a shape (powers of two). */
-#ifndef WGS_SHARDED_BARRIER
-#define WGS_SHARDED_BARRIER 0
-#endif
-#ifndef WGS_POLL_ARRIVALS_MAX
-#define WGS_POLL_ARRIVALS_MAX 512u
-#endif
+/* The counter barrier's shape for this launch (wgs_barrier.cl), packed into env->barrier_kind:
+ * bit 16 set when sharded, then log2 S in bits 8-11 and log2 R in bits 12-15. The host's
+ * WGS_CFG_SHARDS word gives S, R (powers of two) and the fewest groups that use shards. */
 WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
 {
-#if WGS_SHARDED_BARRIER
-  uint shards = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = shards & 0xffffu, R = shards >> 16;
-  if (S != 0u && R != 0u && env->num_groups > WGS_POLL_ARRIVALS_MAX)
-    env->barrier_kind |= (31u - clz(S)) << 8 | (31u - clz(R)) << 12;
-#endif
+  uint c = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = c & 255u, R = (c >> 8) & 255u;
+  while (S > env->local_size) /* the combiner's work-item i polls shard i, publishes replica i */
+    S >>= 1;
+  while (R > env->local_size)
+    R >>= 1;
+  if (S != 0u && R != 0u && env->num_groups >= (c >> 16))
+    env->barrier_kind |= 1u << 16 | (31u - clz(S)) << 8 | (31u - clz(R)) << 12;
 }
 
 WGS_FN int wgs__discover(__global uint *state, wgs_env *env, uint site)
