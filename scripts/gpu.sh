@@ -9,8 +9,9 @@
 #   scripts/gpu.sh split   build + the work-group split tests and benchmark on NVIDIA OpenCL
 #   scripts/gpu.sh verify  build + the whole test suite (NVIDIA OpenCL and CUDA), no benchmarks
 #   scripts/gpu.sh barrier build + the grid barrier's benchmarks: the counter barrier's shapes
-#                          (called and inlined), grid.sync(), launch overhead, the CLI latency on
-#                          both backends (FULLTEST=1: the whole suite first, as verify)
+#                          (inlined, and as a call), grid.sync(), launch overhead, the CLI latency on
+#                          both backends (FULLTEST=1: the whole suite first, as verify; APPS=1:
+#                          the CUDA and app tests and Table 4 on CUDA instead of the CLI latency)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -129,12 +130,19 @@ if [ "$mode" = barrier ]; then   # issue 14's figures: every shape, one process 
     pack
   fi
   timeout 150 build-gpu/bench/wgsync-bench-shards "$R/cuda" 2>&1 | tee "$R/cuda/bench-shards.log" || echo "SHARDS BENCH FAILED OR TIMED OUT"
-  mkdir -p "$R/cuda-inline"
-  timeout 150 build-gpu/bench/wgsync-bench-shards-inline "$R/cuda-inline" 2>&1 | tee "$R/cuda-inline/bench-shards.log" || echo "INLINE SHARDS BENCH FAILED OR TIMED OUT"
+  mkdir -p "$R/cuda-call"
+  timeout 150 build-gpu/bench/wgsync-bench-shards-call "$R/cuda-call" 2>&1 | tee "$R/cuda-call/bench-shards.log" || echo "CALL SHARDS BENCH FAILED OR TIMED OUT"
   pack
   timeout 120 build-gpu/bench/wgsync-bench-launch "$R/cuda" 2>&1 | tee "$R/cuda/bench-launch.log" || echo "LAUNCH BENCH FAILED OR TIMED OUT"
   pack
-  cli_latency; pack
+  if [ -n "${APPS:-}" ]; then   # Table 4 on CUDA: persistent against grid.sync() and the rest
+    (cd build-gpu && timeout 120 ctest -j1 --timeout 60 -R '^(cuda|apps?)\.' 2>&1 | tee "$R/ctest-cuda-apps.log" | tail -4)
+    WGSYNC_DEVICE=cuda timeout 300 scripts/table4-run.sh $W "$R/cuda-apps" gpu "${RUNS:-3}" -n cuda; pack
+    python3 scripts/table4.py "$R/cuda-apps" > /dev/null; pack
+    cat "$R"/cuda-apps/table4.md
+  else
+    cli_latency; pack
+  fi
   exit 0
 fi
 

@@ -91,13 +91,19 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
   __device__ void sync() { cg::this_grid().sync(); }
 };
 
+/* Both policies' persistent kernels at most 32 registers, for 8 groups of 256 per SM (2048
+ * threads): inlined, wgsync's barrier took them to 36-52 and an SM then held 4-6 groups of 256;
+ * capped, what spills is the barrier's cold state (ptxas -v). The same cap for grid.sync(), so
+ * both forms run at the same occupancy. */
+#define PERSISTENT_BOUNDS __launch_bounds__(1024, 2)
+
 /* Stop flags rotate over flags[0..2] exactly as in apps/kernels/apps.cl (the argument is there);
  * flags[3] receives the loop-trip count. */
 #define FLAG_NOW(f, it) (&(f)[(it) % 3u])
 #define FLAG_READ(f, it) (*(volatile unsigned *)&(f)[(it) % 3u])
 
 template <class P>
-__global__ void p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+__global__ void PERSISTENT_BOUNDS p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
                       unsigned src, unsigned *flags)
 {
   P p;
@@ -119,7 +125,7 @@ __global__ void p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, u
 }
 
 template <class P>
-__global__ void p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
+__global__ void PERSISTENT_BOUNDS p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
                        unsigned *dist, unsigned *a0, unsigned *a1, unsigned src, unsigned *flags)
 {
   P p;
@@ -142,7 +148,7 @@ __global__ void p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, 
 }
 
 template <class P>
-__global__ void p_mis(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *status,
+__global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *status,
                       unsigned *flags)
 {
   P p;
@@ -166,7 +172,7 @@ __global__ void p_mis(unsigned *wgs, const unsigned *row, const unsigned *col, u
 }
 
 template <class P>
-__global__ void p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *color,
+__global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *color,
                         unsigned *flags)
 {
   P p;
@@ -188,7 +194,7 @@ __global__ void p_color(unsigned *wgs, const unsigned *row, const unsigned *col,
 }
 
 template <class P>
-__global__ void p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+__global__ void PERSISTENT_BOUNDS p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
                      float *sigma, float *delta, float *bc, const unsigned *sources, unsigned nsrc,
                      unsigned *flags)
 {

@@ -670,19 +670,18 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
   }
 }
 
-/* The grid barrier is a call, not inlined (WGS_BARRIER_INLINE=1 inlines it): inlined, every
- * shape's and kind's code was the kernel's, and the values they need stayed live across the
- * caller's loop: the apps' persistent kernels took 32-55 registers against 24-34 with
- * grid.sync(), and above 32 an SM holds fewer blocks of 256. As a call the environment lives in
- * local memory (L1) and they take 32-36 (ptxas, sm_90); the call's cost is measured in
- * bench/cuda/bench_shards.cu (the -inline build beside it). */
-#ifndef WGS_BARRIER_INLINE
-#define WGS_BARRIER_INLINE 0
+/* The grid barrier is inlined. WGS_BARRIER_CALL=1 makes it a call instead: then the barrier's
+ * values need not stay live across the caller's loop (the apps' persistent kernels took 32-36
+ * registers instead of 36-54; ptxas, sm_90), but the call cost 0.04-0.65 us per barrier on the
+ * H200 (bench/results/h200-barrier-2026-11-23: bench_shards.cu built both ways). A kernel near
+ * a register boundary does better with __launch_bounds__ (as apps/cuda/apps_cuda.cu). */
+#ifndef WGS_BARRIER_CALL
+#define WGS_BARRIER_CALL 0
 #endif
-#if WGS_BARRIER_INLINE
-WGS_DEV
-#else
+#if WGS_BARRIER_CALL
 static __device__ __noinline__
+#else
+WGS_DEV
 #endif
 void wgs__grid_barrier(wgs_env *env, unsigned site)
 {
