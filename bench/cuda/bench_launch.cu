@@ -24,8 +24,9 @@
 
 namespace cg = cooperative_groups;
 
-
-__global__ void persistent_one(unsigned *wgs, unsigned iters, unsigned *sink)
+/* At most 32 registers (8 groups of 256 per SM), as coop_one: the fixed form launches the
+ * cooperative kernel's group count, and unchecked, a count that is not resident hangs. */
+__global__ void __launch_bounds__(1024, 2) persistent_one(unsigned *wgs, unsigned iters, unsigned *sink)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {
