@@ -87,9 +87,11 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
                        uint64_t limit, uint64_t wait, int timed, uint32_t enough, int epochs);
 /* WGS_CFG_SHARDS: the counter barrier's sharded shape (S | R << 8 | fewest groups << 16), 0 for none. */
 uint32_t wgs__barrier_shards(void);
-#define WGS_DEFAULT_SHARDS 16u   /* bench/results/h200-launch-2026-11-23: 16 shards and 32 replicas */
-#define WGS_DEFAULT_REPLICAS 32u /* best or within 1% from 528 to 2112 groups (H200, H100) */
-#define WGS_DEFAULT_SHARD_MIN_GROUPS 513u /* launches of this many groups or more use shards */
+#define WGS_DEFAULT_SHARDS 32u   /* bench/results/h200-barrier-2026-11-23: 32 shards, 16 replicas */
+#define WGS_DEFAULT_REPLICAS 16u /* best or within 0.1 us from 792 to 4224 groups (H200) */
+#define WGS_DEFAULT_SHARD_MIN_GROUPS 600u /* from this many groups on, shards
+                                           (H200: one polled count 1.55 us at 528, 2.21 at 792;
+                                           shards 1.72, 1.75; the crossing interpolated) */
 /* What the host keeps about the latest launch on a state, to decode its result. */
 typedef struct {
   char kname[128];       /* kernel name for messages ("" when unknown) */

@@ -143,9 +143,9 @@ struct wgs_env {
   unsigned *s = nullptr;   /* set by wgs_discover: a grid barrier can tell it came first */
   unsigned early_site = 0u; /* checked builds: line of a grid barrier that ran before wgs_discover */
   unsigned max_groups, group_id, num_groups, local_id, local_size, instance, participating;
-  unsigned barrier_kind; /* WGS_BARRIER_KIND_* in bits 0-7; the sharded counter barrier's
-                           log2 S in bits 8-11 and log2 R in 12-15 (0: not sharded), packed
-                           so that the environment takes no more registers */
+  unsigned barrier_kind; /* WGS_BARRIER_KIND_* in bits 0-7; the counter barrier's shape in
+                           bits 8-16 (wgs__choose_shards), packed so that the environment
+                           takes no more registers */
   unsigned split_state; /* 0 idle, 1 arrived (checked builds use it to report misuse) */
   unsigned counted;     /* counter-based instances passed (full or split): the arrival target.
                            XF barriers do not add to the count, so mixing them is safe */
