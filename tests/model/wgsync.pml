@@ -8,8 +8,8 @@
  *    resident one exits; PoCL runs one group per worker thread).
  *  - Discovery (seed 003 Fig. 3 with a ticket or a spin lock, and wgsync's lock-free protocol,
  *    device/opencl/wgs_discovery.cl), then ROUNDS counter barriers among the participants
- *    (polling the arrival count, or waiting for the instance the last arriver publishes;
- *    device/cuda/wgsync.cuh), over LAUNCHES launches on one state: launch epochs
+ *    (polling the one arrival count, or sharded: two shards that participant 0 waits for, and
+ *    two replicas of the instance it publishes; device/cuda/wgsync.cuh), over LAUNCHES launches on one state: launch epochs
  *    (device/common/wgs_layout.h), where launch E uses half E mod 2, every group clears its
  *    share of the other half, and the last group to count itself in moves E on.
  *  - The quiescence wait and the §5.4 delay change only when the closer closes: SPIN tries every
@@ -34,7 +34,7 @@
 #define PROTO 2 /* 0: ticket lock, 1: spin lock, 2: lock-free */
 #endif
 #ifndef BARRIER
-#define BARRIER 0 /* 0: poll the arrival count, 1: the published instance */
+#define BARRIER 0 /* 0: poll the arrival count, 1: sharded (2 shards, 2 replicas) */
 #endif
 #ifndef LAUNCHES
 #define LAUNCHES 2
@@ -47,7 +47,8 @@
 
 /* The state's two halves (one launch each) and its control word. */
 byte epoch = 0;
-byte count[2], final_w[2], arrive[2], gen[2], seen[2], next_ticket[2], serving[2];
+byte count[2], final_w[2], arrive[2], seen[2], next_ticket[2], serving[2];
+byte shard[4], replica[4]; /* the sharded barrier's lines, 2 per half: index half * 2 + j */
 bool closed[2], spin_lock[2];
 
 /* Resident slots and what the checks record (ghost variables, one launch at a time). */
@@ -61,10 +62,11 @@ inline clear_share(half, grp)
   if :: 0 % N == grp -> count[half] = 0 :: else -> skip fi;
   if :: 1 % N == grp -> final_w[half] = 0 :: else -> skip fi;
   if :: 2 % N == grp -> arrive[half] = 0 :: else -> skip fi;
-  if :: 3 % N == grp -> gen[half] = 0 :: else -> skip fi;
   if :: 4 % N == grp -> seen[half] = 0 :: else -> skip fi;
   if :: 5 % N == grp -> next_ticket[half] = 0; serving[half] = 0 :: else -> skip fi;
-  if :: 6 % N == grp -> closed[half] = false; spin_lock[half] = false :: else -> skip fi
+  if :: 6 % N == grp -> closed[half] = false; spin_lock[half] = false :: else -> skip fi;
+  if :: 7 % N == grp -> shard[(half) * 2] = 0; shard[(half) * 2 + 1] = 0 :: else -> skip fi;
+  if :: 8 % N == grp -> replica[(half) * 2] = 0; replica[(half) * 2 + 1] = 0 :: else -> skip fi
 }
 
 inline lock(lh)
@@ -155,12 +157,18 @@ proctype group(byte g)
         atomic { arrive[h]++; arrived[k]++ };
         (arrive[h] >= n * (k + 1) - (MUTANT == 3 -> 1 : 0)); /* 3: one arrival short */
 #else
-        atomic { old = arrive[h]; arrive[h]++; arrived[k]++ };
+        /* device/cuda/wgsync.cuh, "Counter barrier", sharded: group id adds to shard id mod 2;
+         * participant 0 waits until shard j holds its groups x (k + 1), for both j, then
+         * publishes k + 1 on both replicas; the others poll replica id mod 2. */
+        atomic { shard[h * 2 + id % 2]++; arrived[k]++ };
         if
-        :: old == n * (k + 1) - 1 -> gen[h] = k + 1
-        :: else -> skip
+        :: id == 0 ->
+           (shard[h * 2] >= (n / 2 + (n % 2)) * (k + 1));
+           (MUTANT == 5 || shard[h * 2 + 1] >= (n / 2) * (k + 1)); /* 5: shard 1 not awaited */
+           replica[h * 2] = k + 1;
+           replica[h * 2 + 1] = k + 1
+        :: else -> (replica[h * 2 + id % 2] >= k + 1)
         fi;
-        (gen[h] >= k + 1);
 #endif
         assert(arrived[k] == n);           /* nobody leaves before all arrived */
         k++
