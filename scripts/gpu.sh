@@ -45,6 +45,10 @@ $W kernels -q
 WGSYNC_TOOLS_OPTIONS="-cl-nv-verbose" $W kernels | grep -E "max work-group|ptxas|registers|build" | head -30
 WGSYNC_TOOLS_OPTIONS="-cl-nv-maxrregcount=64" $W kernels -q | grep -E "max work-group"
 
+# Packs the mode's results folder $R into $OUT (which takes only a few files); called after
+# every stage, so that a later stage that runs out of time loses nothing before it.
+pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
+
 # Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv.
 cli_latency() {
   for dev in NVIDIA cuda; do for b in xf counter; do
@@ -96,7 +100,6 @@ fi
 
 if [ "$mode" = apps ]; then   # seed 003 Table 4 on NVIDIA OpenCL and CUDA
   R=$(mktemp -d)/results; mkdir -p "$R"
-  pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
   if [ -n "${FULLTEST:-}" ]; then   # the whole suite on NVIDIA OpenCL (and the CUDA tests)
     (cd build-gpu && ctest -j1 --output-on-failure 2>&1 | tee "$R/ctest-nvidia.log" | grep -E "tests passed|Failed|\*\*\*|Not Run" | tail -20)
   else
@@ -122,7 +125,6 @@ fi
 
 if [ "$mode" = barrier ]; then   # issue 14's figures: every shape, one process per binary
   R=$(mktemp -d)/results; mkdir -p "$R/cuda"
-  pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
   if [ -n "${FULLTEST:-}" ]; then
     # bounded twice (per test, and the whole suite), so that the benchmarks still run
     (cd build-gpu && timeout 330 ctest -j1 --timeout 90 --output-on-failure -E '^(model|fuzz)\.' \
