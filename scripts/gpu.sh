@@ -12,6 +12,9 @@
 #                          (inlined, and as a call), grid.sync(), launch overhead, the CLI latency on
 #                          both backends (FULLTEST=1: the whole suite first, as verify; APPS=1:
 #                          the CUDA and app tests and Table 4 on CUDA instead of the CLI latency)
+#   scripts/gpu.sh designs build + the unsharded counter designs under measurement (WGS_COUNTER_VARIANT)
+#                          beside the shipped shapes, launch overhead (APPS=1: then the suite, bounded,
+#                          and Table 4 on NVIDIA OpenCL)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -120,6 +123,32 @@ if [ "$mode" = split ]; then   # the work-group split barrier on NVIDIA OpenCL
   build-gpu/tests/test_wgsync wg_split 2>&1 | tee "$R/wg_split-nvidia.log"
   build-gpu/bench/wgsync-bench-split-cl "$R" 2>&1 | tee "$R/bench-split-cl.log"
   tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
+  exit 0
+fi
+
+if [ "$mode" = designs ]; then   # the counter barrier's unsharded designs side by side, and launch
+  R=$(mktemp -d)/results; mkdir -p "$R/cuda"
+  stamp() { echo "== $(date -u +%T) $*"; }
+  stamp shards; timeout 150 build-gpu/bench/wgsync-bench-shards "$R/cuda" 2>&1 | tee "$R/cuda/bench-shards.log" || echo "SHARDS BENCH FAILED OR TIMED OUT"
+  pack
+  for v in 1 2 3; do
+    stamp "design $v"; mkdir -p "$R/cuda-v$v"
+    WGS_BENCH_SHAPES="default;0" timeout 100 build-gpu/bench/wgsync-bench-shards-v$v "$R/cuda-v$v" 2>&1 |
+      tee "$R/cuda-v$v/bench-shards.log" || echo "DESIGN $v FAILED OR TIMED OUT"
+    pack
+  done
+  stamp launch; timeout 120 build-gpu/bench/wgsync-bench-launch "$R/cuda" 2>&1 | tee "$R/cuda/bench-launch.log" || echo "LAUNCH BENCH FAILED OR TIMED OUT"
+  pack
+  if [ -n "${APPS:-}" ]; then   # the suite (bounded), then Table 4 on NVIDIA OpenCL
+    stamp suite
+    (cd build-gpu && timeout 240 ctest -j1 --timeout 60 --output-on-failure -E '^(model|fuzz|install)\.' \
+       > "$R/ctest-verify.log" 2>&1; grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-verify.log" | tail -30)
+    pack
+    stamp table4; timeout 200 scripts/table4-run.sh $W "$R/nvidia-opencl" gpu "${RUNS:-3}"; pack
+    python3 scripts/table4.py "$R/nvidia-opencl" > /dev/null; pack
+    cat "$R"/nvidia-opencl/table4.md
+  fi
+  stamp done
   exit 0
 fi
 

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
   char date[32];
   if (bench_device(&in, date))
     return 77;
-  const unsigned N = 200, R = 7, T = 256, one = 1;
+  const unsigned N = 200, R = 7, T = 256, one = 1, zero = 0;
   const unsigned G = wgs_cuda_default_groups(0, T);
   int per = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, coop_one, T, 0));
@@ -77,6 +77,8 @@ int main(int argc, char **argv)
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   void *cargs[2] = {(void *)&one, (void *)&sink}, *wargs[3] = {NULL, (void *)&one, (void *)&sink};
+  /* the same kernels with no barrier: what the launch itself costs, apart from its barrier */
+  void *cargs0[2] = {(void *)&zero, (void *)&sink}, *wargs0[3] = {NULL, (void *)&zero, (void *)&sink};
   wgs_launch_config c;
   wgs_launch_config_init(&c);
   c.local_size = T;
@@ -94,6 +96,9 @@ int main(int argc, char **argv)
 #ifndef WGS_BENCH_SYNC_ONLY
       {"wgsync async launches (discovery + one barrier) back to back", G, 4, 0},
       {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0},
+      {"cooperative launches, no grid.sync, back to back", CG, 6, 0},
+      {"wgsync async launches (discovery, no barrier) back to back", G, 7, 0},
+      {"wgsync async launches (fixed groups, no barrier) back to back", CG, 8, 0},
 #endif
   };
   FILE *f = results_file("wgsync-bench-launch", out, "launch.csv");
@@ -116,13 +121,16 @@ int main(int argc, char **argv)
 #ifndef WGS_BENCH_SYNC_ONLY
         case 4: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs, 3, 0, s, &c); break;
         case 5: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs, 3, 0, s, &cf); break;
+        case 6: CK(cudaLaunchCooperativeKernel((const void *)coop_one, dim3(lc.groups), dim3(T), cargs0, 0, s)); break;
+        case 7: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs0, 3, 0, s, &c); break;
+        case 8: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs0, 3, 0, s, &cf); break;
 #endif
         }
         if (lc.wait_each && lc.kind < 2)
           CK(cudaStreamSynchronize(s));
       }
 #ifndef WGS_BENCH_SYNC_ONLY
-      if (rc == WGS_OK && lc.kind >= 4)
+      if (rc == WGS_OK && lc.kind >= 4 && lc.kind != 6)
         rc = wgs_cuda_state_result(st, s, NULL);
 #endif
       CK(cudaStreamSynchronize(s));

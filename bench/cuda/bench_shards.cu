@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <string>
 #include <vector>
 
 #include "bench_util.h"
@@ -74,12 +75,12 @@ int main(int argc, char **argv)
   cudaFuncAttributes fa_lat, fa_mp;
   CK(cudaFuncGetAttributes(&fa_lat, lat_k));
   CK(cudaFuncGetAttributes(&fa_mp, mp_k));
-  printf("wgsync counter-barrier shapes bench  %s\ndevice %s (%u SMs), %s; registers: latency kernel %d, "
-         "mp kernel %d\n", date, in.name, in.compute_units,
+  printf("wgsync counter-barrier shapes bench (design %d)  %s\ndevice %s (%u SMs), %s; registers: latency kernel %d, "
+         "mp kernel %d\n", WGS_COUNTER_VARIANT, date, in.name, in.compute_units,
          in.driver_version, fa_lat.numRegs, fa_mp.numRegs);
   FILE *f = results_file("wgsync-bench-shards", out, "shards.csv");
-  fprintf(f, "# %s, %s, %s; registers: latency kernel %d, mp kernel %d\n", date, in.name,
-          in.driver_version, fa_lat.numRegs, fa_mp.numRegs);
+  fprintf(f, "# %s, %s, %s; counter design %d; registers: latency kernel %d, mp kernel %d\n", date,
+          in.name, in.driver_version, WGS_COUNTER_VARIANT, fa_lat.numRegs, fa_mp.numRegs);
   fprintf(f, "what,shape,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat,mp_crossings,mp_stale\n");
   const unsigned K = 2000, R = 7, MPR = 2000;
   unsigned *sink, *bad, *data;
@@ -88,7 +89,16 @@ int main(int argc, char **argv)
   CK(cudaMalloc(&data, 2 * 4224 * 256 * sizeof(unsigned)));
   const unsigned settings[][2] = {{66, 256},  {132, 256}, {264, 256},  {264, 1024}, {528, 256},
                                   {792, 256}, {1056, 256}, {2112, 128}, {4224, 32}};
-  const char *shapes[] = {"default", "0", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
+  /* WGS_BENCH_SHAPES="a;b;..." measures only those shapes (the designs under test take two) */
+  std::vector<std::string> shapes = {"default", "0", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
+  if (const char *only = getenv("WGS_BENCH_SHAPES")) {
+    shapes.clear();
+    for (std::string rest = only; !rest.empty();) {
+      size_t semi = rest.find(';');
+      shapes.push_back(rest.substr(0, semi));
+      rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+    }
+  }
   for (auto &s : settings) {
     unsigned G = s[0], T = s[1];
     int per = 0, per_mp = 0;
@@ -127,7 +137,8 @@ int main(int argc, char **argv)
     wgs_cuda_state_t *st;
     if (wgs_cuda_state_create(0, G, &st) != WGS_OK)
       return 1;
-    for (const char *shape : shapes) {
+    for (const std::string &shape_s : shapes) {
+      const char *shape = shape_s.c_str();
       if (strcmp(shape, "default") == 0)
         unsetenv("WGSYNC_BARRIER_SHARDS");
       else

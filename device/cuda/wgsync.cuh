@@ -616,11 +616,31 @@ WGS_DEV unsigned *wgs__replica(const wgs_env *env, unsigned r)
 {
   return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
 }
-/* The representative's arrival: shard 0 when not sharded (log2 S is then 0). */
-WGS_DEV void wgs__counter_arrive(const wgs_env *env)
+/*
+ * Designs under measurement (bench/cuda/bench_shards.cu builds each; the default, 0, is the
+ * library as shipped). They change only how an unsharded launch's representative arrives and
+ * waits, the shape that loses to grid.sync() from 264 to 792 groups:
+ *   1  the arrival is an atom.acq_rel add that returns the count (as grid.sync() does): polling
+ *      starts only once it has returned, and the last arriver does not poll at all (its RMW read
+ *      every other arrival in the count's modification order, and acquired them);
+ *   2  as shipped, with the polls backed off (__nanosleep, 32 ns doubling to 256 ns);
+ *   3  as 1, and the representative first sleeps about 1 ns per arrival still missing (the time
+ *      one line takes to absorb them), so that early arrivers do not poll while the count grows.
+ */
+#ifndef WGS_COUNTER_VARIANT
+#define WGS_COUNTER_VARIANT 0
+#endif
+#define WGS__ARRIVE_READS (WGS_COUNTER_VARIANT == 1 || WGS_COUNTER_VARIANT == 3)
+/* The representative's arrival: shard 0 when not sharded (log2 S is then 0). Returns the count
+ * it made when the design reads it (WGS__ARRIVE_READS, unsharded), else 0. */
+WGS_DEV unsigned wgs__counter_arrive(const wgs_env *env)
 {
   wgs__mark_arrival(env);
-  wgs__red_rel(wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u)), 1u);
+  unsigned *shard = wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u));
+  if (WGS__ARRIVE_READS && !wgs__sharded(env))
+    return wgs__add_acqrel(shard, 1u) + 1u;
+  wgs__red_rel(shard, 1u);
+  return 0u;
 }
 /* One step of a bounded spin: true when the wait must end (timed out: reported; aborted). */
 WGS_DEV bool wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
@@ -637,15 +657,23 @@ WGS_DEV void wgs__poll_until(const wgs_env *env, const unsigned *word, unsigned 
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
-  while ((int)(wgs__ld_rlx(word) - target) < 0)
+#if WGS_COUNTER_VARIANT == 2
+  unsigned ns = 32u;
+#endif
+  while ((int)(wgs__ld_rlx(word) - target) < 0) {
     if (wgs__wait_gave_up(env, &sp, site))
       break;
+#if WGS_COUNTER_VARIANT == 2
+    __nanosleep(ns);
+    ns = ns < 256u ? 2u * ns : ns;
+#endif
+  }
   (void)wgs__wait_ld_acq(word);
 }
 /* The wait for instance counted+1, called by every thread of a participating block. One poll
  * loop serves the three pollers (the combiner's lanes, a sharded launch's representatives, and
  * an unsharded launch's): three inlined loops took the apps' kernels up to 15 registers more. */
-WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
+WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site, unsigned made)
 {
   unsigned want = env->counted + 1u, lane = threadIdx.x, n = env->num_groups;
   unsigned ls = wgs__log2_shards(env), lr = wgs__log2_replicas(env);
@@ -660,6 +688,12 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site)
   } else if (lane == 0u) {
     word = sharded ? wgs__replica(env, env->group_id & ((1u << lr) - 1u)) : wgs__shard(env, 0u);
     target = sharded ? want : n * want;
+    if (WGS__ARRIVE_READS && !sharded && made != 0u) { /* 0: not known (split arrive) */
+      if ((int)(made - target) >= 0)
+        word = nullptr; /* the last arrival: its acq_rel RMW has acquired every other one */
+      else if (WGS_COUNTER_VARIANT == 3)
+        __nanosleep(target - made);
+    }
   }
   if (word != nullptr)
     wgs__poll_until(env, word, target, site);
@@ -693,11 +727,12 @@ void wgs__grid_barrier(wgs_env *env, unsigned site)
     wgs__count_entry(env);
     __syncthreads(); /* every thread's writes before the representative's release add */
     if (env->participating) {
+      unsigned made = 0u;
       if (threadIdx.x == 0u) {
         wgs__check_entry(env, site);
-        wgs__counter_arrive(env);
+        made = wgs__counter_arrive(env);
       }
-      wgs__counter_wait(env, site);
+      wgs__counter_wait(env, site, made);
     }
     __syncthreads(); /* the representative's acquire, carried to the block */
     env->counted++;
@@ -734,7 +769,7 @@ WGS_DEV void wgs__grid_arrive(wgs_env *env, unsigned site)
   __syncthreads(); /* every thread's writes before the representative's release */
   if (env->local_id == 0u && env->participating) {
     wgs__check_entry(env, site);
-    wgs__counter_arrive(env);
+    (void)wgs__counter_arrive(env);
   }
   env->split_state = 1u;
 }
@@ -749,7 +784,7 @@ WGS_DEV void wgs__grid_wait(wgs_env *env, unsigned site)
   if (env->split_state != 1u)
     wgs__misuse(env, site); /* waited without arriving */
   else if (env->participating)
-    wgs__counter_wait(env, site);
+    wgs__counter_wait(env, site, 0u);
   __syncthreads();
   env->split_state = 0u;
   env->counted++;
