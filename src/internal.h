@@ -82,16 +82,22 @@ int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg);
 
 /* src/launch.c: what a launch writes and what it leaves, the same on every backend. */
 uint32_t wgs__mode_word(wgs_discovery d);
-/* The WGS_CFG_* words of device/common/wgs_layout.h (13 of them). */
+/* The WGS_CFG_* words of device/common/wgs_layout.h (WGS_CFG_WORDS of them). */
 void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_groups,
                        uint64_t limit, uint64_t wait, int timed, uint32_t enough, int epochs);
 /* WGS_CFG_SHARDS: the counter barrier's sharded shape (S | R << 8 | fewest groups << 16), 0 for none. */
 uint32_t wgs__barrier_shards(void);
+/* WGS_CFG_ATOM_MIN: from this many groups on, an unsharded arrival waits for its acq_rel add. */
+uint32_t wgs__barrier_atom_min(void);
 #define WGS_DEFAULT_SHARDS 32u   /* bench/results/h200-barrier-2026-11-23: 32 shards, 16 replicas */
 #define WGS_DEFAULT_REPLICAS 16u /* best or within 0.1 us from 792 to 4224 groups (H200) */
-#define WGS_DEFAULT_SHARD_MIN_GROUPS 600u /* from this many groups on, shards
-                                           (H200: one polled count 1.55 us at 528, 2.21 at 792;
-                                           shards 1.72, 1.75; the crossing interpolated) */
+/* bench/results/h200-counter-2026-11-23 (H200, us per barrier; the crossings interpolated):
+ *   groups            66    132   264   528   792   1056
+ *   release add      0.83  0.87  1.09  1.55  2.21  3.18
+ *   acq_rel add      0.91  0.94  0.95  1.13  1.47  2.27
+ *   sharded 32,16                                1.74  1.72 */
+#define WGS_DEFAULT_ATOM_MIN_GROUPS 200u
+#define WGS_DEFAULT_SHARD_MIN_GROUPS 880u
 /* What the host keeps about the latest launch on a state, to decode its result. */
 typedef struct {
   char kname[128];       /* kernel name for messages ("" when unknown) */

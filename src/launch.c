@@ -39,6 +39,7 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
   w[WGS_CFG_ENOUGH] = enough;
   w[WGS_CFG_EPOCHS] = epochs ? 1u : 0u;
   w[WGS_CFG_SHARDS] = wgs__barrier_shards();
+  w[WGS_CFG_ATOM_MIN] = wgs__barrier_atom_min();
 }
 
 /* The counter barrier's sharded shape (device/cuda/wgsync.cuh, "Counter barrier"):
@@ -60,6 +61,18 @@ uint32_t wgs__barrier_shards(void)
       s = a, r = b, min = c;
   }
   return s | r << 8 | min << 16;
+}
+
+/* The fewest groups whose unsharded counter barrier arrives with an acq_rel add and waits for
+ * its result (device/cuda/wgsync.cuh, "Counter barrier"). WGSYNC_BARRIER_ATOM_MIN=N overrides
+ * the default (0: never); read on every launch, as WGSYNC_BARRIER_SHARDS. */
+uint32_t wgs__barrier_atom_min(void)
+{
+  const char *e = getenv("WGSYNC_BARRIER_ATOM_MIN");
+  unsigned v = 0;
+  if (e && sscanf(e, "%u", &v) == 1)
+    return v;
+  return WGS_DEFAULT_ATOM_MIN_GROUPS;
 }
 
 double wgs__protocol_us(const uint32_t *t, uint32_t groups)

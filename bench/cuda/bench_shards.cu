@@ -1,8 +1,9 @@
 /*
  * The counter barrier's shapes (device/cuda/wgsync.cuh, "Counter barrier") side by side with
  * cooperative groups' grid.sync() in one process: per-barrier latency with one polled arrival
- * count (shape "0") and with S arrival shards and R published replicas from the first group
- * ("S,R,1"), the default ("default": sharded from WGS_DEFAULT_SHARD_MIN_GROUPS), and a
+ * count after release adds ("0/a0") or after acq_rel adds ("0/a1"), with S arrival shards and R
+ * published replicas from the first group ("S,R,1"), the default ("default": the shape
+ * src/internal.h's thresholds choose for the group count), and a
  * message-passing check across every barrier (each thread reads a value another group wrote
  * before the same barrier): crossings checked and stale reads per shape. Also the registers the
  * kernels take, which decide how many groups an SM holds; both kernels are capped at 32
@@ -89,8 +90,10 @@ int main(int argc, char **argv)
   CK(cudaMalloc(&data, 2 * 4224 * 256 * sizeof(unsigned)));
   const unsigned settings[][2] = {{66, 256},  {132, 256}, {264, 256},  {264, 1024}, {528, 256},
                                   {792, 256}, {1056, 256}, {2112, 128}, {4224, 32}};
-  /* WGS_BENCH_SHAPES="a;b;..." measures only those shapes (the designs under test take two) */
-  std::vector<std::string> shapes = {"default", "0", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
+  /* A shape is WGSYNC_BARRIER_SHARDS's value ("default": unset), and after a '/' "aN" sets
+   * WGSYNC_BARRIER_ATOM_MIN=N: "0/a0" polls one count after release adds at every count,
+   * "0/a1" after acq_rel adds. WGS_BENCH_SHAPES="a;b;..." measures only those shapes. */
+  std::vector<std::string> shapes = {"default", "0/a0", "0/a1", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
   if (const char *only = getenv("WGS_BENCH_SHAPES")) {
     shapes.clear();
     for (std::string rest = only; !rest.empty();) {
@@ -139,10 +142,16 @@ int main(int argc, char **argv)
       return 1;
     for (const std::string &shape_s : shapes) {
       const char *shape = shape_s.c_str();
-      if (strcmp(shape, "default") == 0)
+      size_t slash = shape_s.find('/');
+      std::string shards = shape_s.substr(0, slash);
+      if (shards == "default")
         unsetenv("WGSYNC_BARRIER_SHARDS");
       else
-        setenv("WGSYNC_BARRIER_SHARDS", shape, 1);
+        setenv("WGSYNC_BARRIER_SHARDS", shards.c_str(), 1);
+      if (slash != std::string::npos && shape_s[slash + 1] == 'a')
+        setenv("WGSYNC_BARRIER_ATOM_MIN", shape_s.c_str() + slash + 2, 1);
+      else
+        unsetenv("WGSYNC_BARRIER_ATOM_MIN");
       wgs_launch_config c;
       wgs_launch_config_init(&c);
       c.local_size = T;
@@ -180,6 +189,7 @@ int main(int argc, char **argv)
              G, T, s.med, crossings, nbad);
     }
     unsetenv("WGSYNC_BARRIER_SHARDS");
+    unsetenv("WGSYNC_BARRIER_ATOM_MIN");
     wgs_cuda_state_release(st);
   }
   fclose(f);

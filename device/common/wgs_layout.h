@@ -20,7 +20,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 4u
+#define WGS_LAYOUT_VERSION 5u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -94,7 +94,10 @@
 #define WGS_CFG_SHARDS 15u    /* counter barrier: arrival shards S (bits 0-7) and published
                                  replicas R (bits 8-15), used by launches of at least the count
                                  in bits 16-31 groups; 0: never sharded (one arrival count) */
-#define WGS_CFG_WORDS 16u
+#define WGS_CFG_ATOM_MIN 16u  /* counter barrier, not sharded: from this many groups on, the
+                                 arrival is an acq_rel add whose result the group waits for
+                                 before polling; below, a release add nobody waits for (0: never) */
+#define WGS_CFG_WORDS 17u
 
 /* The host-mapped mirror (CUDA): written by the device beside the control words, so that a
  * synchronous launch needs no copy back unless an error was reported. */

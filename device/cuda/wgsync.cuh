@@ -331,9 +331,11 @@ WGS_DEV unsigned wgs__poll_free(unsigned *s, unsigned group, unsigned mg, unsign
 
 /* The counter barrier's shape for this launch (see "Counter barrier" below), packed into
  * env->barrier_kind so that the environment takes no more registers: bit 16 set when sharded,
- * then log2 S in bits 8-11 and log2 R in bits 12-15. The host's WGS_CFG_SHARDS word gives S, R
- * (powers of two, at most WGS_SHARDS_MAX) and the fewest groups that use shards; S and R are
- * lowered to the block size, since the combiner's thread i polls shard i and publishes replica i. */
+ * then log2 S in bits 8-11 and log2 R in bits 12-15; bit 24 set when not sharded and the
+ * arrival waits for its acq_rel add. The host's WGS_CFG_SHARDS word gives S, R (powers of two,
+ * at most WGS_SHARDS_MAX) and the fewest groups that use shards, WGS_CFG_ATOM_MIN the fewest
+ * that wait for the add; S and R are lowered to the block size, since the combiner's thread i
+ * polls shard i and publishes replica i. */
 WGS_DEV void wgs__choose_shards(wgs_env *env, const unsigned *g)
 {
   unsigned c = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = c & 255u, R = (c >> 8) & 255u;
@@ -341,8 +343,11 @@ WGS_DEV void wgs__choose_shards(wgs_env *env, const unsigned *g)
     S >>= 1;
   while (R > blockDim.x)
     R >>= 1;
+  unsigned atom_min = g[WGS_G_CONFIG + WGS_CFG_ATOM_MIN];
   if (S != 0u && R != 0u && env->num_groups >= (c >> 16))
     env->barrier_kind |= 1u << 16 | (31u - __clz(S)) << 8 | (31u - __clz(R)) << 12;
+  else if (atom_min != 0u && env->num_groups >= atom_min)
+    env->barrier_kind |= 1u << 24;
 }
 
 /* First thing in the kernel, from every thread, outside any condition; 1-D grids and blocks.
@@ -556,15 +561,21 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
  * half, and every group passes the same instances) is complete when every participating group
  * has arrived k+1 times. Nothing is read before arriving (the target comes from the private
  * instance count) and nothing is reset: counts are monotonic and compared by signed
- * difference, so instance k+1 is never taken for k. Two shapes, chosen per launch from the
+ * difference, so instance k+1 is never taken for k. Three shapes, chosen per launch from the
  * group count alone (wgs__choose_shards), so every barrier of a launch takes the same one:
  *
- *  - Small launches (fewer groups than the host's sharding threshold): every group's
+ *  - Small launches (fewer groups than the host's WGS_CFG_ATOM_MIN): every group's
  *    representative does a fire-and-forget red.release.gpu.add on one arrival count and polls
  *    that count (relaxed loads) until it reaches n*(k+1), then makes one acquire load. That
  *    load reads the satisfying value or a later one, written by an RMW in the release sequence
  *    of every arrival (the RMWs on the count form one chain), so it synchronises with all of
  *    them. One hop after the last arrival: 0.85 us at 132 x 256 on the H200 (grid.sync 0.97).
+ *  - Middle launches (from WGS_CFG_ATOM_MIN groups, below the sharding threshold): the arrival
+ *    is an atom.acq_rel.gpu.add and the representative waits for its result before polling, as
+ *    grid.sync() does, so that the polls do not queue on the line among the arrivals still
+ *    coming (H200, 528 x 256: 1.13 us against 1.56 with the release add; grid.sync 1.24). The
+ *    representative whose add made n*(k+1) polls nothing: its acq_rel RMW read the chain of
+ *    every other arrival's RMW, so it synchronises with all of them. The others poll as above.
  *  - Large launches, sharded: group g's red.release.gpu.add goes to shard g mod S, its own
  *    128-byte line, so no line takes more than n/S arrivals. In participant 0 (the combiner),
  *    lane i < S of warp 0 polls shard i (relaxed, then one acquire load of the value that
@@ -576,7 +587,8 @@ WGS_DEV void wgs__barrier_xf(wgs_env *env, unsigned site)
  * Then __syncthreads carries the representative's (or the combiner's) acquire to the block,
  * as the __syncthreads before the arrival carried every thread's writes to the release.
  *
- * Measured and kept out (bench/results/, each with the run that lost): a published instance
+ * Measured and kept out (bench/results/, each with the run that lost): backed-off polls and a
+ * sleep per missing arrival (designs 2 and 3 below), a published instance
  * written by the last arriver of one acq_rel count (2.15 us at 1056 x 256 on the H200, against
  * 1.70 sharded; it was the default until 2026-11-23), polling the one count at >= 1056 groups
  * (1.4-1.9x slower), a two-level tree (one more dependent round trip), fence.acq_rel instead
@@ -607,7 +619,7 @@ WGS_DEV void wgs__red_rel(unsigned *p, unsigned v)
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 #endif
 }
-WGS_DEV bool wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 16) != 0u; }
+WGS_DEV bool wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 16) & 1u; }
 WGS_DEV unsigned wgs__log2_shards(const wgs_env *env) { return (env->barrier_kind >> 8) & 15u; }
 WGS_DEV unsigned wgs__log2_replicas(const wgs_env *env) { return (env->barrier_kind >> 12) & 15u; }
 /* Shard i (i = 0 is the small launches' one count); replica r. */
@@ -617,27 +629,26 @@ WGS_DEV unsigned *wgs__replica(const wgs_env *env, unsigned r)
   return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
 }
 /*
- * Designs under measurement (bench/cuda/bench_shards.cu builds each; the default, 0, is the
- * library as shipped). They change only how an unsharded launch's representative arrives and
- * waits, the shape that loses to grid.sync() from 264 to 792 groups:
- *   1  the arrival is an atom.acq_rel add that returns the count (as grid.sync() does): polling
- *      starts only once it has returned, and the last arriver does not poll at all (its RMW read
- *      every other arrival in the count's modification order, and acquired them);
- *   2  as shipped, with the polls backed off (__nanosleep, 32 ns doubling to 256 ns);
- *   3  as 1, and the representative first sleeps about 1 ns per arrival still missing (the time
- *      one line takes to absorb them), so that early arrivers do not poll while the count grows.
+ * Designs kept for measurement (bench/cuda/bench_shards.cu builds each as
+ * wgsync-bench-shards-vN; 0 is the library as shipped; bench/results/h200-counter-2026-11-23):
+ *   2  every poll backed off (__nanosleep, 32 ns doubling to 256 ns): slower at every count
+ *      measured (0.03-0.45 us at 264-1056 groups, unsharded and sharded);
+ *   3  the waiting arrival first sleeps 1 ns per arrival still missing (the rate one line
+ *      absorbs them): 0.05-0.09 us faster at 792 groups, 0.07 slower at 66-132, otherwise even;
+ *      it depends on a rate that is the device's, so it is not shipped.
+ * (Design 1, the acq_rel arrival, is what ships from WGS_CFG_ATOM_MIN groups.)
  */
 #ifndef WGS_COUNTER_VARIANT
 #define WGS_COUNTER_VARIANT 0
 #endif
-#define WGS__ARRIVE_READS (WGS_COUNTER_VARIANT == 1 || WGS_COUNTER_VARIANT == 3)
+WGS_DEV bool wgs__arrival_waits(const wgs_env *env) { return (env->barrier_kind >> 24) & 1u; }
 /* The representative's arrival: shard 0 when not sharded (log2 S is then 0). Returns the count
- * it made when the design reads it (WGS__ARRIVE_READS, unsharded), else 0. */
-WGS_DEV unsigned wgs__counter_arrive(const wgs_env *env)
+ * it made when the arrival waits for its add (wgs__arrival_waits), else 0. */
+WGS_DEV unsigned wgs__counter_arrive(const wgs_env *env, bool may_wait)
 {
   wgs__mark_arrival(env);
   unsigned *shard = wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u));
-  if (WGS__ARRIVE_READS && !wgs__sharded(env))
+  if (may_wait && wgs__arrival_waits(env))
     return wgs__add_acqrel(shard, 1u) + 1u;
   wgs__red_rel(shard, 1u);
   return 0u;
@@ -688,7 +699,7 @@ WGS_DEV void wgs__counter_wait(const wgs_env *env, unsigned site, unsigned made)
   } else if (lane == 0u) {
     word = sharded ? wgs__replica(env, env->group_id & ((1u << lr) - 1u)) : wgs__shard(env, 0u);
     target = sharded ? want : n * want;
-    if (WGS__ARRIVE_READS && !sharded && made != 0u) { /* 0: not known (split arrive) */
+    if (made != 0u) { /* the arrival waited for its add (0: it did not, or a split arrive) */
       if ((int)(made - target) >= 0)
         word = nullptr; /* the last arrival: its acq_rel RMW has acquired every other one */
       else if (WGS_COUNTER_VARIANT == 3)
@@ -730,7 +741,7 @@ void wgs__grid_barrier(wgs_env *env, unsigned site)
       unsigned made = 0u;
       if (threadIdx.x == 0u) {
         wgs__check_entry(env, site);
-        made = wgs__counter_arrive(env);
+        made = wgs__counter_arrive(env, true);
       }
       wgs__counter_wait(env, site, made);
     }
@@ -769,7 +780,7 @@ WGS_DEV void wgs__grid_arrive(wgs_env *env, unsigned site)
   __syncthreads(); /* every thread's writes before the representative's release */
   if (env->local_id == 0u && env->participating) {
     wgs__check_entry(env, site);
-    (void)wgs__counter_arrive(env);
+    (void)wgs__counter_arrive(env, false); /* a split arrive never waits */
   }
   env->split_state = 1u;
 }

@@ -73,12 +73,16 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
  * Counter barrier (the default kind; device/cuda/wgsync.cuh has the same design, the
  * measurements that chose it and those that lost). Instance k is complete when every
  * participating group has arrived k+1 times; counts are monotonic and compared by signed
- * difference, so nothing is reset and reuse has no race. Two shapes, chosen per launch from
+ * difference, so nothing is reset and reuse has no race. Three shapes, chosen per launch from
  * the group count alone (wgs__choose_shards), so every barrier of a launch takes the same one:
  *  - small launches: the representative's arrival is a release add on one count (shard 0),
  *    whose result nobody waits for; representatives poll the count (relaxed) until it reaches
  *    n*(k+1), then make one acquire load. It reads from an RMW in the release sequence of every
  *    arrival (the RMWs on the count form one chain), so it synchronises with all of them.
+ *  - middle launches (from WGS_CFG_ATOM_MIN groups): the arrival is an acq_rel add whose result
+ *    the representative waits for before polling, so that polls do not queue among the
+ *    arrivals; the one whose add made n*(k+1) polls nothing (its RMW read the chain of every
+ *    other arrival, and acquired them); the others poll as above.
  *  - large launches, sharded: group g's release add goes to shard g mod S (its own line). In
  *    participant 0 (the combiner), work-item i < S polls shard i the same way; the work-group
  *    barrier B2 carries what those work-items acquired to every work-item (as in the XF
@@ -87,7 +91,7 @@ WGS_FN void wgs__wait_flag(const wgs_env *env, wgs_word_ptr p, uint v, uint site
  *    acquire load), which synchronises with that release and so with every arrival.
  * B3 then carries the representative's acquire to its group.
  */
-WGS_FN uint wgs__sharded(const wgs_env *env) { return env->barrier_kind >> 16; }
+WGS_FN uint wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 16) & 1u; }
 WGS_FN wgs_word_ptr wgs__shard(const wgs_env *env, uint i)
 {
   return env->s + WGS_W_SHARDS + i * WGS_LINE_WORDS;
@@ -96,10 +100,15 @@ WGS_FN wgs_word_ptr wgs__replica(const wgs_env *env, uint r)
 {
   return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
 }
-/* The representative's arrival: shard 0 when not sharded (log2 S is then 0). */
-WGS_FN void wgs__counter_arrive(const wgs_env *env)
+/* The representative's arrival: shard 0 when not sharded (log2 S is then 0). Returns the count
+ * it made when the arrival waits for its add (bit 24, and may_wait), else 0. */
+WGS_FN uint wgs__counter_arrive(const wgs_env *env, uint may_wait)
 {
-  wgs__red_rel(wgs__shard(env, env->group_id & ((1u << ((env->barrier_kind >> 8) & 15u)) - 1u)), 1u);
+  wgs_word_ptr shard = wgs__shard(env, env->group_id & ((1u << ((env->barrier_kind >> 8) & 15u)) - 1u));
+  if (may_wait && ((env->barrier_kind >> 24) & 1u))
+    return wgs__add_acqrel(shard, 1u) + 1u;
+  wgs__red_rel(shard, 1u);
+  return 0u;
 }
 /* Relaxed polls of *word until it reaches target (signed difference), then one acquire load. */
 WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, uint target, uint site)
@@ -124,7 +133,7 @@ WGS_FN void wgs__counter_phase1(const wgs_env *env, uint part, uint site)
     wgs__poll_until(env, wgs__shard(env, lid), (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u),
                     site);
 }
-WGS_FN void wgs__counter_phase2(const wgs_env *env, uint part, uint site)
+WGS_FN void wgs__counter_phase2(const wgs_env *env, uint part, uint made, uint site)
 {
   uint want = env->counted + 1u, lid = env->local_id, lr = (env->barrier_kind >> 12) & 15u;
   uint sh = part && wgs__sharded(env);
@@ -132,8 +141,9 @@ WGS_FN void wgs__counter_phase2(const wgs_env *env, uint part, uint site)
     wgs__st_rel(wgs__replica(env, lid), want);
   else if (sh && env->group_id != 0u && lid == 0u)
     wgs__poll_until(env, wgs__replica(env, env->group_id & ((1u << lr) - 1u)), want, site);
-  else if (part && !sh && lid == 0u)
+  else if (part && !sh && lid == 0u && (made == 0u || (int)(made - env->num_groups * want) < 0))
     wgs__poll_until(env, wgs__shard(env, 0u), env->num_groups * want, site);
+  /* made reached the target: that arrival was the last, and its acq_rel add acquired them all */
 }
 
 /*
@@ -187,7 +197,7 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
   uint xf = (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF;
   /* A group wgs_discover turned away takes no part: its arrival would count towards the
    * participants' target (checked builds report the call). */
-  uint part = env->participating;
+  uint part = env->participating, made = 0u;
   wgs__count_entry(env);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B1 = Fig. 2(b) line 1 */
   if (lid == 0u)
@@ -195,7 +205,7 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
   if (!part) {
   } else if (!xf) {
     if (lid == 0u)
-      wgs__counter_arrive(env);
+      made = wgs__counter_arrive(env, 1u);
     wgs__counter_phase1(env, part, site);
   } else if (id == 0u) {
     for (uint g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
@@ -206,7 +216,7 @@ WGS_FN void wgs__grid_barrier(wgs_env *env, uint site)
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE); /* B2 = Fig. 2(a) line 5 */
   if (!part) {
   } else if (!xf) {
-    wgs__counter_phase2(env, part, site);
+    wgs__counter_phase2(env, part, made, site);
   } else if (id == 0u) {
     for (uint g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
       wgs__st_rel(&flag[g], 0u);
@@ -246,7 +256,7 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, uint site)
   if (env->local_id == 0u) {
     wgs__check_entry(env, site);
     if (env->participating)
-      wgs__counter_arrive(env);
+      (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
   }
   env->split_state = 1u;
 }
@@ -258,7 +268,7 @@ WGS_FN void wgs__grid_wait(wgs_env *env, uint site)
   if (env->split_state != 1u)
     wgs__split_misuse(env, site); /* waited without arriving */
   else
-    wgs__counter_phase2(env, part, site);
+    wgs__counter_phase2(env, part, 0u, site);
   barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE);
   env->split_state = 0u;
   env->counted++;

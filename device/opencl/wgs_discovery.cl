@@ -277,8 +277,10 @@ WGS_FN uint wgs__poll_free(wgs_word_ptr s, uint group, uint epoch, uint launched
  * native ids (the unsafe search of §5.1, and the hard-coded occupancy of §5.3).
  */
 /* The counter barrier's shape for this launch (wgs_barrier.cl), packed into env->barrier_kind:
- * bit 16 set when sharded, then log2 S in bits 8-11 and log2 R in bits 12-15. The host's
- * WGS_CFG_SHARDS word gives S, R (powers of two) and the fewest groups that use shards. */
+ * bit 16 set when sharded, then log2 S in bits 8-11 and log2 R in bits 12-15; bit 24 set when
+ * not sharded and the arrival waits for its acq_rel add. The host's WGS_CFG_SHARDS word gives
+ * S, R (powers of two) and the fewest groups that use shards, WGS_CFG_ATOM_MIN the fewest that
+ * wait for the add. */
 WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
 {
   uint c = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = c & 255u, R = (c >> 8) & 255u;
@@ -286,8 +288,11 @@ WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
     S >>= 1;
   while (R > env->local_size)
     R >>= 1;
+  uint atom_min = g[WGS_G_CONFIG + WGS_CFG_ATOM_MIN];
   if (S != 0u && R != 0u && env->num_groups >= (c >> 16))
     env->barrier_kind |= 1u << 16 | (31u - clz(S)) << 8 | (31u - clz(R)) << 12;
+  else if (atom_min != 0u && env->num_groups >= atom_min)
+    env->barrier_kind |= 1u << 24;
 }
 
 WGS_FN int wgs__discover(__global uint *state, wgs_env *env, uint site)
