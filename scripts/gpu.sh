@@ -55,7 +55,7 @@ pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
 # Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv.
 cli_latency() {
   for dev in NVIDIA cuda; do for b in xf counter; do
-    for gt in 132x256 528x256 1056x256 2112x128 4224x32 264x1024; do
+    for gt in 132x256 264x256 528x256 792x256 1056x256 2112x128 4224x32 264x1024; do
       WGSYNC_DEVICE=$dev $W latency --json --barrier $b --groups ${gt%x*} --local-size ${gt#*x} \
         --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $dev $b $gt failed"; continue; }
       python3 - "$R/lat.json" "$dev" >> "$R/latency-cli.csv" <<'PY'
@@ -139,6 +139,7 @@ if [ "$mode" = designs ]; then   # the counter barrier's unsharded designs side 
   done
   stamp launch; timeout 120 build-gpu/bench/wgsync-bench-launch "$R/cuda" 2>&1 | tee "$R/cuda/bench-launch.log" || echo "LAUNCH BENCH FAILED OR TIMED OUT"
   pack
+  stamp latency; cli_latency; pack
   if [ -n "${APPS:-}" ]; then   # the suite (bounded), then Table 4 on NVIDIA OpenCL
     stamp suite
     (cd build-gpu && timeout 200 ctest -j1 --timeout 60 --output-on-failure -E '^(model|fuzz|install)\.' \
