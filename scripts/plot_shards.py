@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Plot wgsync-bench-shards' shards.csv: per-barrier latency against group count (log axis) for
 cooperative groups' grid.sync(), the counter barrier as shipped ("default": one polled count
-below the sharding threshold, shards above it), one polled count at every size (shape "0"), and
+below the sharding threshold, shards above it), one polled count at every size (shape "0"; from
+2026-11-23 18:00 "0/a0" after release adds and "0/a1" after acq_rel adds), and
 every shards,replicas shape from the first group ("S,R,1"); medians with min-max bars. The
 1024-thread setting (264 x 1024) is drawn as separate markers at its group count.
 Older files (before 2026-11-23 17:00) named the published counter "0" and shapes "S,R".
@@ -20,7 +21,8 @@ title = lines[0].lstrip("# ").split(";")[0]
 rows = list(csv.DictReader(l for l in lines if not l.startswith("#")))
 new = any(r["shape"] == "default" for r in rows)
 NAMES = {"-": "grid.sync()", "default": "wgsync counter (shipped)",
-         "0": "one polled count" if new else "wgsync counter (shipped)"}
+         "0": "one polled count" if new else "wgsync counter (shipped)",
+         "0/a0": "one polled count, release adds", "0/a1": "one polled count, acq_rel adds"}
 curves, wide = {}, {}
 for r in rows:
     name = NAMES.get(r["shape"], "sharded %s" % r["shape"])
