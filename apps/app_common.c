@@ -42,6 +42,34 @@ void app_options_init(app_options *o)
   o->close_wait_us = -1;
 }
 
+int app_balanced(const app_graph *g, app_id a, const app_options *o)
+{
+  if (a != APP_BFS && a != APP_SSSP)
+    return 0;
+  if (o->balance != APP_BALANCE_AUTO)
+    return o->balance == APP_BALANCE_EDGES;
+  uint32_t maxdeg = 0;
+  for (uint32_t v = 0; v < g->n; ++v)
+    if (g->row[v + 1] - g->row[v] > maxdeg)
+      maxdeg = g->row[v + 1] - g->row[v];
+  return maxdeg >= 64u && (uint64_t)maxdeg * g->n >= (uint64_t)APP_SKEW * g->m;
+}
+
+uint32_t app_work_items(const app_graph *g, app_id a, const app_options *o)
+{
+  if (!app_balanced(g, a, o))
+    return g->n;
+  return (uint32_t)(((uint64_t)g->n + g->m + APP_LB_CHUNK - 1u) / APP_LB_CHUNK);
+}
+
+uint32_t app_groups(const app_graph *g, app_id a, const app_options *o, size_t local, uint32_t max)
+{
+  uint64_t need = ((uint64_t)app_work_items(g, a, o) + local - 1) / local;
+  if (o->all_groups || need >= max)
+    return max;
+  return need ? (uint32_t)need : 1u;
+}
+
 void app_reference_free(app_reference *r)
 {
   free(r->u32);

@@ -46,8 +46,23 @@ typedef struct {
   double close_wait_us;  /* < 0: device default */
   int checked;           /* build with WGS_BUILD_CHECKED (bounded spins) */
   double timeout_ms;
+  int balance;           /* bfs / sssp steps: APP_BALANCE_* */
+  int all_groups;        /* 1: the persistent forms take every group that runs at once; 0 (the
+                            default): no more than the step's work items fill (app_groups) */
 } app_options;
+enum { APP_BALANCE_AUTO = 0, APP_BALANCE_NODES = 1, APP_BALANCE_EDGES = 2 };
 void app_options_init(app_options *o);
+
+/* Whether bfs / sssp take the load-balanced steps (apps/kernels/app_steps.h, merge-path split)
+ * on this graph: as asked, or under APP_BALANCE_AUTO when its degrees are skewed (the largest
+ * at least APP_SKEW times the mean, and at least 64). Other apps: never. */
+#define APP_SKEW 8u
+int app_balanced(const app_graph *g, app_id a, const app_options *o);
+/* Work items of one step: nodes, or the balanced steps' chunks. */
+uint32_t app_work_items(const app_graph *g, app_id a, const app_options *o);
+/* Groups of local work-items the persistent forms launch: the step's work items at one per
+ * work-item, no more than max (what runs at once), at least 1; max under all_groups. */
+uint32_t app_groups(const app_graph *g, app_id a, const app_options *o, size_t local, uint32_t max);
 
 typedef struct {
   double ms;          /* host wall-clock time of the algorithm (graph already on the device) */

@@ -31,6 +31,8 @@ typedef struct {
   /* app */
   const char *app_name, *graph, *forms;
   uint32_t src, bc_sources, max_weight, fixed_groups;
+  int balance;    /* APP_BALANCE_* (0: auto) */
+  int all_groups; /* --all-groups */
   uint64_t seed;
   int checked;
 } cli_opts;

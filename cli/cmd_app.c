@@ -89,6 +89,8 @@ int cmd_app(const cli_opts *o, cli_target *t)
   if (o->bc_sources)
     ao.bc_sources = o->bc_sources;
   ao.fixed_groups = o->fixed_groups;
+  ao.balance = o->balance; /* the CLI's 0/1/2 are APP_BALANCE_AUTO/NODES/EDGES */
+  ao.all_groups = o->all_groups;
   if (o->lock_set)
     ao.lock = o->lock;
   ao.close_wait_us = o->wait_us;

@@ -41,10 +41,12 @@ void cli_usage(FILE *f)
       "bound:    --limit N (largest group count probed)\n"
       "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n"
       "          --barrier xf|counter (default: counter)   --split (arrive; work; wait)\n"
-      "app:      --graph rmat:SCALE[:EF] | random:SCALE[:DEG] | grid:W[xH] | FILE.gr|.graph|.mtx\n"
+      "app:      --graph rmat:SCALE[:EF] | kron:SCALE[:EF] | random:SCALE[:DEG] | grid:W[xH]\n"
+      "                  | road:W[xH] | FILE.gr|.graph|.mtx\n"
       "          --forms multi,persistent,fixed[,gridsync,graph] (default: all the device has)\n"
       "          --runs R (5, after 1 warm-up)   --src N (0)   --sources K (bc: 4)\n"
-      "          --weights MAX (10000)   --seed S (1)   --fixed-groups N   --checked\n",
+      "          --weights MAX (10000)   --seed S (1)   --fixed-groups N   --checked\n"
+      "          --balance auto|nodes|edges   --all-groups\n",
       f);
 }
 
@@ -83,7 +85,10 @@ void cli_usage_app(FILE *f)
         "checked against a CPU reference, and reports the median time per form and the speedup of\n"
         "the persistent kernel over the host loop of kernels.\n"
         "\n"
-        "  --graph SPEC       rmat:SCALE[:EF] | random:SCALE[:DEG] | grid:W[xH] | FILE.gr|.graph|.mtx\n"
+        "  --graph SPEC       rmat:SCALE[:EF] (GTgraph's R-MAT) | kron:SCALE[:EF] (Graph500's\n"
+        "                     Kronecker: social-like, skewed) | random:SCALE[:DEG] | grid:W[xH]\n"
+        "                     | road:W[xH] (a grid missing a quarter of its streets: road-like)\n"
+        "                     | FILE.gr|.graph|.mtx\n"
         "  --forms LIST       multi,persistent,fixed[,gridsync,graph] (default: all the device has)\n"
         "  --runs R           timed runs after one warm-up (5)\n"
         "  --src N            source node for bfs and sssp (0)\n"
@@ -93,6 +98,11 @@ void cli_usage_app(FILE *f)
         "  --fixed-groups N   the fixed form's group count (default: the count discovery found on\n"
         "                     OpenCL, the occupancy API's on CUDA)\n"
         "  --checked          the persistent forms built checked (bounded spins, misuse reports)\n"
+        "  --balance B        bfs and sssp steps: nodes (a work-item per node), edges (the\n"
+        "                     merge-path split: a work-item per 32 nodes and edges), or auto\n"
+        "                     (edges when the degrees are skewed; the default)\n"
+        "  --all-groups       the persistent forms take every group that runs at once (default:\n"
+        "                     no more groups than the step's work items fill)\n"
         "  --local-size N, --json, -q, and the device options of `wgsync --help`\n",
         f);
 }
@@ -176,7 +186,7 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
 
   enum { O_JSON = 256, O_LS, O_LM, O_GROUPS, O_LOCK, O_DELAY, O_WAIT, O_TIMEOUT, O_RUNS, O_BOUND,
          O_LIMIT, O_ROUNDS, O_UNCHECKED, O_DISC, O_BARRIER, O_SPLIT, O_GRAPH, O_FORMS, O_SRC,
-         O_SOURCES, O_WEIGHTS, O_SEED, O_FIXED, O_CHECKED };
+         O_SOURCES, O_WEIGHTS, O_SEED, O_FIXED, O_CHECKED, O_BALANCE, O_ALLGROUPS };
   static const struct option longs[] = {
       {"platform", required_argument, 0, 'p'}, {"device", required_argument, 0, 'd'},
       {"name", required_argument, 0, 'n'},     {"quiet", no_argument, 0, 'q'},
@@ -192,6 +202,7 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
       {"src", required_argument, 0, O_SRC},    {"sources", required_argument, 0, O_SOURCES},
       {"weights", required_argument, 0, O_WEIGHTS}, {"seed", required_argument, 0, O_SEED},
       {"fixed-groups", required_argument, 0, O_FIXED}, {"checked", no_argument, 0, O_CHECKED},
+      {"balance", required_argument, 0, O_BALANCE}, {"all-groups", no_argument, 0, O_ALLGROUPS},
       {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
   /* getopt over argv[1..] (the command is its argv[0]); optind = 0 makes GNU getopt start
    * afresh, so parsing twice in one process (the fuzzer) sees no state from before */
@@ -356,6 +367,21 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
       break;
     case O_CHECKED:
       o.checked = 1;
+      break;
+    case O_BALANCE:
+      if (!strcmp(optarg, "auto"))
+        o.balance = 0;
+      else if (!strcmp(optarg, "nodes"))
+        o.balance = 1;
+      else if (!strcmp(optarg, "edges"))
+        o.balance = 2;
+      else {
+        fprintf(stderr, "wgsync: --balance '%s' is not 'auto', 'nodes' or 'edges'\n", optarg);
+        return 2;
+      }
+      break;
+    case O_ALLGROUPS:
+      o.all_groups = 1;
       break;
     default:
       cli_usage(stderr);

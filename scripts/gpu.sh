@@ -15,6 +15,9 @@
 #   scripts/gpu.sh designs build + the counter barrier's shapes and the designs kept for measurement (WGS_COUNTER_VARIANT)
 #                          beside the shipped shapes, launch overhead (APPS=1: then the suite, bounded,
 #                          and Table 4 on NVIDIA OpenCL)
+#   scripts/gpu.sh apps10  build + the CUDA and app tests + Table 4 on CUDA and NVIDIA OpenCL, as
+#                          shipped and as before (--balance nodes --all-groups), and bfs/sssp with
+#                          the balanced steps everywhere
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -149,6 +152,28 @@ if [ "$mode" = designs ]; then   # the counter barrier's unsharded designs side 
     python3 scripts/table4.py "$R/nvidia-opencl" > /dev/null; pack
     cat "$R"/nvidia-opencl/table4.md
   fi
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and as before, both backends
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  stamp() { echo "== $(date -u +%T) $*"; }
+  stamp tests
+  (cd build-gpu && timeout 150 ctest -j1 --timeout 60 -R '^(cuda|apps?)\.' > "$R/ctest-cuda-apps.log" 2>&1
+   grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-cuda-apps.log" | tail -12); pack
+  t4() { # name, then wgsync app options
+    local name=$1; shift
+    stamp "table4 $name"
+    timeout "${T4_LIMIT:-150}" scripts/table4-run.sh $W "$R/$name" gpu "${RUNS:-3}" "$@" 2> "$R/$name.log"
+    python3 scripts/table4.py "$R/$name" > /dev/null; pack
+    grep -E "geometric|slower" "$R/$name/table4.md"
+  }
+  t4 cuda -n cuda
+  t4 cuda-before -n cuda --balance nodes --all-groups
+  t4 nvidia-opencl
+  ONLY="bfs sssp" t4 cuda-edges -n cuda --balance edges
+  t4 nvidia-opencl-before --balance nodes --all-groups
   stamp done
   exit 0
 fi

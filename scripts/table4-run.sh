@@ -9,12 +9,17 @@ shift 4
 mkdir -p "$OUTDIR"
 if [ "$SET" = gpu ]; then
   # small (launch overhead dominates) to large (work dominates); grid:1000 is ecology1's shape,
-  # random:20 Lonestar's r4-2e20, rmat GTgraph's parameters
+  # random:20 Lonestar's r4-2e20, rmat GTgraph's parameters; then inputs like users' graphs:
+  # larger R-MAT, a social-like Kronecker graph (Graph500's parameters: a few nodes with tens
+  # of thousands of edges) and a road-like one (a grid missing a quarter of its streets)
   inputs="bfs:rmat:16 bfs:random:20 bfs:grid:1000
           sssp:rmat:16 sssp:random:20 sssp:grid:1000
           mis:rmat:16 mis:random:20 mis:grid:1000
           color:rmat:16 color:random:20 color:grid:1000
-          bc:rmat:14 bc:random:16 bc:grid:60"
+          bc:rmat:14 bc:random:16 bc:grid:60
+          bfs:rmat:18 sssp:rmat:18 mis:rmat:18 color:rmat:18
+          bfs:kron:18 sssp:kron:18 mis:kron:18 color:kron:18 bc:kron:14
+          bfs:road:1000 sssp:road:1000 mis:road:1000 color:road:1000 bc:road:60"
 else
   inputs="bfs:rmat:12 bfs:grid:64 sssp:rmat:12 sssp:grid:64 mis:rmat:12 mis:grid:100
           color:rmat:12 color:grid:100 bc:rmat:10 bc:grid:32"
@@ -22,6 +27,8 @@ fi
 fail=0
 for ag in $inputs; do
   app=${ag%%:*} graph=${ag#*:}
+  # ONLY="bfs sssp": those applications alone
+  [ -z "${ONLY:-}" ] || [[ " $ONLY " == *" $app "* ]] || continue
   name="$app-${graph//:/-}"
   echo "== $(date -u +%T) $app on $graph" >&2
   if "$W" app "$app" --graph "$graph" --runs "$RUNS" --json -q "$@" > "$OUTDIR/$name.json.tmp" \

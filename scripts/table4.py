@@ -86,6 +86,25 @@ def main(d):
     if has_cuda:
         lines += [f"- persistent (wgsync) against grid.sync(): geometric mean {geomean(vs_gs):.2f}× (>1: wgsync faster)",
                   f"- persistent (wgsync) against the CUDA graph WHILE loop: geometric mean {geomean(vs_gr):.2f}× (>1: wgsync faster)"]
+    if has_cuda:
+        lines += [f"- inputs where the persistent form is slower: "
+                  f"{sum(1 for x in sp if x < 1)} of {len(sp)} against the host loop, "
+                  f"{sum(1 for x in vs_gs if x < 1)} of {len(vs_gs)} against grid.sync(), "
+                  f"{sum(1 for x in vs_gr if x < 1)} of {len(vs_gr)} against the CUDA graph"]
+    # where each form's time goes: time per loop trip, and how many groups did the work
+    order = ["multi", "persistent", "fixed"] + (["gridsync", "graph"] if has_cuda else [])
+    lines += ["", "Per step (µs per loop trip: the form's median time over its trip count, launch included) "
+              "and the groups each form ran:", "",
+              "| app | graph | steps | " + " | ".join(f"{f} µs/step" for f in order) + " | "
+              + " | ".join(f"{f} groups" for f in order) + " |",
+              "|" + " --- |" * (3 + 2 * len(order))]
+    for r in runs:
+        fm = {f["form"]: f for f in r["forms"]}
+        row = [r["app"], r["graph"]["name"], str(steps(r))]
+        row += [f"{1e3 * fm[f]['median_ms'] / fm[f]['steps']:.1f}" if f in fm and fm[f]["steps"] else ""
+                for f in order]
+        row += [str(fm[f]["groups"]) if f in fm else "" for f in order]
+        lines.append("| " + " | ".join(row) + " |")
     open(os.path.join(d, "table4.md"), "w").write("\n".join(l for l in lines if l is not None) + "\n")
     print("\n".join(lines))
     try:

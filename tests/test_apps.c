@@ -197,6 +197,28 @@ static int t_generators(void)
     }
   app_graph_free(&a);
   app_graph_free(&c);
+  /* the social-like input: far more skewed than R-MAT at the same size, labels shuffled (the
+   * largest degree is not node 0's); deterministic */
+  CHECK(app_graph_from_spec("kron:12", 100, 7, &a, err, sizeof err) == 0 && a.n == 4096);
+  CHECK(app_graph_kron(12, 16, 100, 7, &b, err, sizeof err) == 0);
+  CHECK_MSG(a.m == b.m && !memcmp(a.col, b.col, a.m * 4), "kron is not deterministic for a fixed seed");
+  uint32_t top = 0;
+  maxdeg = 0;
+  for (uint32_t v = 0; v < a.n; ++v)
+    if (a.row[v + 1] - a.row[v] > maxdeg)
+      maxdeg = a.row[v + 1] - a.row[v], top = v;
+  CHECK_MSG(maxdeg >= 40u * (a.m / a.n), "kron max degree %u, mean %u: expected a heavy skew", maxdeg, a.m / a.n);
+  CHECK_MSG(top != 0, "kron labels were not shuffled");
+  app_graph_free(&a);
+  app_graph_free(&b);
+  /* the road-like input: symmetric, degree at most 4, about 3/4 of a grid's streets */
+  CHECK(app_graph_from_spec("road:100x50", 100, 3, &a, err, sizeof err) == 0 && a.n == 5000 && a.symmetric);
+  uint32_t streets = 2 * (99 * 50 + 100 * 49);
+  CHECK_MSG(a.m > streets * 7 / 10 && a.m < streets * 8 / 10, "road kept %u of %u directed streets", a.m, streets);
+  for (uint32_t v = 0; v < a.n; ++v)
+    CHECK(a.row[v + 1] - a.row[v] <= 4);
+  app_graph_free(&a);
+  CHECK(app_graph_from_spec("road:0", 100, 1, &a, err, sizeof err) == WGS_EINVAL && strstr(err, "road 0x0"));
   return 0;
 }
 
@@ -286,10 +308,42 @@ static int t_checks(void)
   return 0;
 }
 
+/* Which steps and how many groups: the balanced steps where degrees are skewed (bfs and sssp
+ * only), and no more groups than the step's work items fill. */
+static int t_sizing(void)
+{
+  app_graph r, g;
+  char err[256];
+  app_options o;
+  app_options_init(&o);
+  CHECK(app_graph_rmat(12, 8, 10, 1, &r, err, sizeof err) == 0);
+  CHECK(app_graph_symmetrize(&r, err, sizeof err) == 0);
+  CHECK(app_graph_grid(64, 64, 10, 1, &g, err, sizeof err) == 0);
+  CHECK_MSG(app_balanced(&r, APP_BFS, &o) && app_balanced(&r, APP_SSSP, &o), "R-MAT is skewed");
+  CHECK_MSG(!app_balanced(&g, APP_BFS, &o), "a grid is not skewed");
+  CHECK_MSG(!app_balanced(&r, APP_MIS, &o) && !app_balanced(&r, APP_BC, &o), "pull steps stay per node");
+  o.balance = APP_BALANCE_NODES;
+  CHECK(!app_balanced(&r, APP_BFS, &o));
+  o.balance = APP_BALANCE_EDGES;
+  CHECK(app_balanced(&g, APP_SSSP, &o) && !app_balanced(&g, APP_COLOR, &o));
+  /* 4096 nodes + 16384 edges of the grid in chunks of APP_LB_CHUNK */
+  CHECK(app_work_items(&g, APP_SSSP, &o) == (4096u + g.m + APP_LB_CHUNK - 1u) / APP_LB_CHUNK);
+  CHECK(app_work_items(&g, APP_MIS, &o) == 4096u);
+  o.balance = APP_BALANCE_AUTO;
+  CHECK(app_groups(&g, APP_BFS, &o, 256, 1056) == 16u); /* 4096 nodes / 256 */
+  CHECK(app_groups(&g, APP_BFS, &o, 256, 8) == 8u);     /* no more than run at once */
+  CHECK(app_groups(&g, APP_BFS, &o, 100, 1056) == 41u); /* rounded up */
+  o.all_groups = 1;
+  CHECK(app_groups(&g, APP_BFS, &o, 256, 1056) == 1056u);
+  app_graph_free(&r);
+  app_graph_free(&g);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc != 2) {
-    fprintf(stderr, "usage: test_apps readers|generators|references|checks\n");
+    fprintf(stderr, "usage: test_apps readers|generators|references|checks|sizing\n");
     return 2;
   }
   if (!mkdtemp(tmpdir)) {
@@ -305,6 +359,8 @@ int main(int argc, char **argv)
     rc = t_references();
   else if (!strcmp(argv[1], "checks"))
     rc = t_checks();
+  else if (!strcmp(argv[1], "sizing"))
+    rc = t_sizing();
   else {
     fprintf(stderr, "test_apps: unknown case '%s'\n", argv[1]);
     rc = 2;

@@ -32,18 +32,21 @@ namespace cg = cooperative_groups;
 
 __global__ void k_bfs_init(unsigned n, unsigned *level, unsigned src) { bfs_init(ID0, STRIDE0, n, level, src); }
 __global__ void k_bfs_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *level, unsigned d,
-                           unsigned *flag)
+                           unsigned *flag, unsigned lb)
 {
-  app_flag(flag, bfs_step(ID0, STRIDE0, n, row, col, level, d));
+  app_flag(flag, lb ? bfs_step_lb(ID0, STRIDE0, n, row, col, level, d) : bfs_step(ID0, STRIDE0, n, row, col, level, d));
 }
 __global__ void k_sssp_init(unsigned n, unsigned *dist, unsigned *a0, unsigned *a1, unsigned src)
 {
   sssp_init(ID0, STRIDE0, n, dist, a0, a1, src);
 }
 __global__ void k_sssp_step(const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
-                            unsigned *dist, unsigned *cur, unsigned *next, unsigned *flag)
+                            unsigned *dist, unsigned *cur, unsigned *next, unsigned *flag, unsigned it,
+                            unsigned lb)
 {
-  app_flag(flag, sssp_step(ID0, STRIDE0, n, row, col, w, dist, cur, next));
+  /* balanced: the stamps live in the first activity array whatever the step (cur on step 0) */
+  app_flag(flag, lb ? sssp_step_lb(ID0, STRIDE0, n, row, col, w, dist, (it & 1u) ? next : cur, it)
+                    : sssp_step(ID0, STRIDE0, n, row, col, w, dist, cur, next));
 }
 __global__ void k_mis_init(unsigned n, unsigned *s) { mis_init(ID0, STRIDE0, n, s); }
 __global__ void k_mis_select(const unsigned *row, const unsigned *col, unsigned n, unsigned *s)
@@ -96,14 +99,21 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
  * capped, what spills is the barrier's cold state (ptxas -v). The same cap for grid.sync(), so
  * both forms run at the same occupancy. */
 #define PERSISTENT_BOUNDS __launch_bounds__(1024, 2)
+/* The balanced steps hold more values: under 32 registers they spilled 116 bytes of loads, so
+ * their kernels may take 64 (4 groups of 256 per SM; they are launched no wider than their
+ * work items fill, app_groups, which is 72-545 groups of 256 for Table 4's skewed inputs). */
+#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? 1 : 2)
 
 /* Stop flags rotate over flags[0..2] exactly as in apps/kernels/apps.cl (the argument is there);
  * flags[3] receives the loop-trip count. */
 #define FLAG_NOW(f, it) (&(f)[(it) % 3u])
 #define FLAG_READ(f, it) (*(volatile unsigned *)&(f)[(it) % 3u])
 
-template <class P>
-__global__ void PERSISTENT_BOUNDS p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+/* bfs and sssp: LB = 1 takes the balanced steps. A template argument, not a kernel argument, so
+ * that each kernel holds one step's code: both inlined took p_sssp to 144 bytes of spill loads
+ * under the 32-register cap. */
+template <class P, unsigned LB>
+__global__ void PERSISTENT_BOUNDS_STEP(LB) p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
                       unsigned src, unsigned *flags)
 {
   P p;
@@ -115,7 +125,8 @@ __global__ void PERSISTENT_BOUNDS p_bfs(unsigned *wgs, const unsigned *row, cons
     unsigned it = 0, go = 1;
     while (go) {
       if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
-      app_flag(FLAG_NOW(flags, it), bfs_step(i0, st, n, row, col, level, it));
+      app_flag(FLAG_NOW(flags, it), LB ? bfs_step_lb(i0, st, n, row, col, level, it)
+                                       : bfs_step(i0, st, n, row, col, level, it));
       p.sync();
       go = FLAG_READ(flags, it);
       ++it;
@@ -124,8 +135,8 @@ __global__ void PERSISTENT_BOUNDS p_bfs(unsigned *wgs, const unsigned *row, cons
   }
 }
 
-template <class P>
-__global__ void PERSISTENT_BOUNDS p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
+template <class P, unsigned LB>
+__global__ void PERSISTENT_BOUNDS_STEP(LB) p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
                        unsigned *dist, unsigned *a0, unsigned *a1, unsigned src, unsigned *flags)
 {
   P p;
@@ -138,7 +149,8 @@ __global__ void PERSISTENT_BOUNDS p_sssp(unsigned *wgs, const unsigned *row, con
     while (go) {
       if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
       unsigned *cur = (it & 1u) ? a1 : a0, *next = (it & 1u) ? a0 : a1;
-      app_flag(FLAG_NOW(flags, it), sssp_step(i0, st, n, row, col, w, dist, cur, next));
+      app_flag(FLAG_NOW(flags, it), LB ? sssp_step_lb(i0, st, n, row, col, w, dist, a0, it)
+                                       : sssp_step(i0, st, n, row, col, w, dist, cur, next));
       p.sync();
       go = FLAG_READ(flags, it);
       ++it;
@@ -256,9 +268,11 @@ __global__ void g_bfs_init(unsigned n, unsigned *level, unsigned src, ctl_t *c)
   g_reset(c);
   if (ID0 == 0) c->trips = 0u;
 }
-__global__ void g_bfs_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *level, ctl_t *c)
+__global__ void g_bfs_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *level, ctl_t *c,
+                           unsigned lb)
 {
-  app_flag(&c->flag, bfs_step(ID0, STRIDE0, n, row, col, level, c->iter));
+  unsigned d = c->iter;
+  app_flag(&c->flag, lb ? bfs_step_lb(ID0, STRIDE0, n, row, col, level, d) : bfs_step(ID0, STRIDE0, n, row, col, level, d));
 }
 __global__ void g_sssp_init(unsigned n, unsigned *dist, unsigned *a0, unsigned *a1, unsigned src, ctl_t *c)
 {
@@ -267,10 +281,11 @@ __global__ void g_sssp_init(unsigned n, unsigned *dist, unsigned *a0, unsigned *
   if (ID0 == 0) c->trips = 0u;
 }
 __global__ void g_sssp_step(const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
-                            unsigned *dist, unsigned *a0, unsigned *a1, ctl_t *c)
+                            unsigned *dist, unsigned *a0, unsigned *a1, ctl_t *c, unsigned lb)
 {
   unsigned it = c->iter;
-  app_flag(&c->flag, sssp_step(ID0, STRIDE0, n, row, col, w, dist, it & 1u ? a1 : a0, it & 1u ? a0 : a1));
+  app_flag(&c->flag, lb ? sssp_step_lb(ID0, STRIDE0, n, row, col, w, dist, a0, it)
+                        : sssp_step(ID0, STRIDE0, n, row, col, w, dist, it & 1u ? a1 : a0, it & 1u ? a0 : a1));
 }
 __global__ void g_mis_init(unsigned n, unsigned *s, ctl_t *c)
 {
@@ -349,7 +364,9 @@ struct app_cu {
   unsigned *hflag; /* pinned: the host loop's read-back */
   wgs_cuda_state_t *st;
   uint32_t nsrc, *src_host;
-  unsigned fixed_groups, coop_groups;
+  unsigned fixed_groups, coop_groups; /* the fixed and grid.sync() forms' grids */
+  unsigned groups;                     /* the persistent form's launch (app_groups) */
+  unsigned lb;                         /* bfs / sssp take the balanced steps (app_balanced) */
   cudaGraph_t graph;
   cudaGraphExec_t gexec;
   uint32_t *out_u32;
@@ -416,15 +433,15 @@ static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void *
   case APP_BFS: {
     void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->src, &a->flags};
     memcpy(args, v, sizeof v);
-    *kw = (const void *)p_bfs<WgsPolicy>;
-    *kc = (const void *)p_bfs<CgPolicy>;
+    *kw = c->lb ? (const void *)p_bfs<WgsPolicy, 1> : (const void *)p_bfs<WgsPolicy, 0>;
+    *kc = c->lb ? (const void *)p_bfs<CgPolicy, 1> : (const void *)p_bfs<CgPolicy, 0>;
     return 7;
   }
   case APP_SSSP: {
     void *v[] = {&a->state, &a->row, &a->col, &a->w, &a->n, &a->u0, &a->u1, &a->u2, &a->src, &a->flags};
     memcpy(args, v, sizeof v);
-    *kw = (const void *)p_sssp<WgsPolicy>;
-    *kc = (const void *)p_sssp<CgPolicy>;
+    *kw = c->lb ? (const void *)p_sssp<WgsPolicy, 1> : (const void *)p_sssp<WgsPolicy, 0>;
+    *kc = c->lb ? (const void *)p_sssp<CgPolicy, 1> : (const void *)p_sssp<CgPolicy, 0>;
     return 10;
   }
   case APP_MIS:
@@ -463,6 +480,7 @@ extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app
   c->g = g;
   c->app = a;
   c->o = *o;
+  c->lb = (unsigned)app_balanced(g, a, o);
   c->local = (unsigned)(o->local_size ? o->local_size : 256);
   if (c->local > 1024)
     c->local = 1024;
@@ -522,9 +540,11 @@ extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app
                "never complete", o->fixed_groups, bw, prop.multiProcessorCount, resident, (unsigned)c->local);
       return (int)WGS_ELIMIT;
     }
-    c->fixed_groups = o->fixed_groups ? o->fixed_groups : resident;
-    c->coop_groups = (unsigned)(bc * prop.multiProcessorCount);
+    /* every form no wider than the step's work items fill (app_groups), unless asked */
+    c->fixed_groups = o->fixed_groups ? o->fixed_groups : app_groups(g, a, o, c->local, resident);
+    c->coop_groups = app_groups(g, a, o, c->local, (uint32_t)(bc * prop.multiProcessorCount));
     uint32_t cap = wgs_cuda_default_groups(device, c->local);
+    c->groups = app_groups(g, a, o, c->local, cap);
     if (c->fixed_groups > cap)
       cap = c->fixed_groups;
     if ((r = wgs_cuda_state_create(device, cap, &c->st))) {
@@ -568,12 +588,12 @@ static int run_multi(app_cu *c, app_run *r)
   case APP_BFS:
     LAUNCH(k_bfs_init, n, u0, src);
     for (unsigned d = 0; go; ++d)
-      FLAGGED(k_bfs_step, row, col, n, u0, d, c->flags);
+      FLAGGED(k_bfs_step, row, col, n, u0, d, c->flags, c->lb);
     break;
   case APP_SSSP:
     LAUNCH(k_sssp_init, n, u0, u1, u2, src);
     for (unsigned it = 0; go; ++it)
-      FLAGGED(k_sssp_step, row, col, c->w, n, u0, it & 1 ? u2 : u1, it & 1 ? u1 : u2, c->flags);
+      FLAGGED(k_sssp_step, row, col, c->w, n, u0, it & 1 ? u2 : u1, it & 1 ? u1 : u2, c->flags, it, c->lb);
     break;
   case APP_MIS:
     LAUNCH(k_mis_init, n, u0);
@@ -623,6 +643,7 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
     cfg.lock = c->o.lock;
     cfg.close_wait_us = c->o.close_wait_us;
     cfg.timeout_ms = c->o.timeout_ms;
+    cfg.groups = c->groups;
     if (f == APP_FORM_FIXED) {
       cfg.discovery = WGS_DISCOVERY_FIXED;
       cfg.groups = c->fixed_groups;
@@ -672,7 +693,7 @@ static int build_graph(app_cu *c)
   cudaGraph_t G, body;
   CK(cudaGraphCreate(&G, 0));
   c->graph = G;
-  unsigned n = c->g->n, src = c->o.src, nsrc = c->nsrc, B = c->blocks, L = c->local;
+  unsigned n = c->g->n, src = c->o.src, nsrc = c->nsrc, B = c->blocks, L = c->local, lb = c->lb;
   unsigned *row = c->row, *col = c->col, *w = c->w, *u0 = c->u[0], *u1 = c->u[1], *u2 = c->u[2];
   float *f0 = c->f[0], *f1 = c->f[1], *f2 = c->f[2];
   unsigned *sources = c->sources;
@@ -685,7 +706,7 @@ static int build_graph(app_cu *c)
     void *cond_args[] = {&h, &ctl};
     switch (c->app) {
     case APP_BFS: {
-      void *ia[] = {&n, &u0, &src, &ctl}, *sa[] = {&row, &col, &n, &u0, &ctl};
+      void *ia[] = {&n, &u0, &src, &ctl}, *sa[] = {&row, &col, &n, &u0, &ctl, &lb};
       if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_bfs_init, B, L, ia)) ||
           (rc = add_while(c, G, &loop, &init, h, &body)) ||
           (rc = add_kernel(c, body, &a, nullptr, (const void *)g_bfs_step, B, L, sa)))
@@ -693,7 +714,7 @@ static int build_graph(app_cu *c)
       break;
     }
     case APP_SSSP: {
-      void *ia[] = {&n, &u0, &u1, &u2, &src, &ctl}, *sa[] = {&row, &col, &w, &n, &u0, &u1, &u2, &ctl};
+      void *ia[] = {&n, &u0, &u1, &u2, &src, &ctl}, *sa[] = {&row, &col, &w, &n, &u0, &u1, &u2, &ctl, &lb};
       if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_sssp_init, B, L, ia)) ||
           (rc = add_while(c, G, &loop, &init, h, &body)) ||
           (rc = add_kernel(c, body, &a, nullptr, (const void *)g_sssp_step, B, L, sa)))

@@ -49,6 +49,13 @@ int app_graph_read_mtx(const char *path, uint32_t max_weight, app_graph *g, char
  * Weights uniform in [1, max_weight]. */
 int app_graph_rmat(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, uint64_t seed,
                    app_graph *g, char *err, size_t errlen);
+/* Graph500's Kronecker parameters, labels shuffled: a social-network-like, skewed input. */
+int app_graph_kron(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, uint64_t seed,
+                   app_graph *g, char *err, size_t errlen);
+/* A grid keeping each street with probability 3/4: a road-network-like input (low degree,
+ * high diameter). */
+int app_graph_road(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,
+                   char *err, size_t errlen);
 int app_graph_random(uint32_t scale, uint32_t degree, uint32_t max_weight, uint64_t seed,
                      app_graph *g, char *err, size_t errlen);
 int app_graph_grid(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,

@@ -25,8 +25,12 @@ static int check_scale(uint32_t scale, char *err, size_t errlen)
 
 /* R-MAT (Chakrabarti et al.) with GTgraph's defaults a=.45 b=.15 c=.15 d=.25: each edge picks
  * one quadrant per bit of the node ids. Self-loops are dropped. */
-int app_graph_rmat(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, uint64_t seed,
-                   app_graph *g, char *err, size_t errlen)
+/* R-MAT's recursive quadrant choice with probabilities a, b, c (d = the rest); permute: node
+ * labels shuffled afterwards (Graph500's generator does, so that the high-degree nodes are not
+ * the low ids). */
+static int rmat_gen(uint32_t scale, uint32_t edge_factor, double a, double b, double c, int permute,
+                    const char *kind, uint32_t max_weight, uint64_t seed, app_graph *g, char *err,
+                    size_t errlen)
 {
   int rc = check_scale(scale, err, errlen);
   if (rc)
@@ -35,10 +39,22 @@ int app_graph_rmat(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, ui
     app_err(err, errlen, "edge factor %u at scale %u: expected 1.. with at most 2^31 edges", edge_factor, scale);
     return WGS_EINVAL;
   }
-  uint32_t n = 1u << scale;
+  uint32_t n = 1u << scale, *perm = NULL;
   uint64_t m = (uint64_t)edge_factor << scale, s = seed;
   app_edges e = {0};
-  const double a = 0.45, b = 0.15, c = 0.15;
+  if (permute) {
+    if (!(perm = malloc((size_t)n * sizeof *perm))) {
+      app_err(err, errlen, "out of memory generating %s scale %u", kind, scale);
+      return WGS_ENOMEM;
+    }
+    for (uint32_t i = 0; i < n; ++i)
+      perm[i] = i;
+    for (uint32_t i = n - 1; i > 0; --i) { /* Fisher-Yates */
+      uint32_t j = (uint32_t)(app_rng_next(&s) % (i + 1u)), t = perm[i];
+      perm[i] = perm[j];
+      perm[j] = t;
+    }
+  }
   for (uint64_t i = 0; i < m; ++i) {
     uint32_t u = 0, v = 0;
     for (uint32_t bit = 0; bit < scale; ++bit) {
@@ -48,16 +64,74 @@ int app_graph_rmat(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, ui
       v = (v << 1) | dv;
     }
     uint32_t w = app_rng_weight(&s, max_weight);
+    if (perm)
+      u = perm[u], v = perm[v];
     if (u != v && (rc = app_edges_push(&e, u, v, w))) {
-      app_err(err, errlen, "out of memory generating R-MAT scale %u", scale);
+      app_err(err, errlen, "out of memory generating %s scale %u", kind, scale);
       app_edges_free(&e);
+      free(perm);
       return rc;
     }
   }
+  free(perm);
   rc = app_csr_from_edges(n, &e, g, err, errlen);
   app_edges_free(&e);
   if (!rc)
-    snprintf(g->name, sizeof g->name, "rmat-s%u-e%u", scale, edge_factor);
+    snprintf(g->name, sizeof g->name, "%s-s%u-e%u", kind, scale, edge_factor);
+  return rc;
+}
+
+/* GTgraph's R-MAT parameters (0.45, 0.15, 0.15, 0.25), the seed paper's inputs. */
+int app_graph_rmat(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, uint64_t seed,
+                   app_graph *g, char *err, size_t errlen)
+{
+  return rmat_gen(scale, edge_factor, 0.45, 0.15, 0.15, 0, "rmat", max_weight, seed, g, err, errlen);
+}
+
+/* A social-network-like input: Graph500's Kronecker parameters (0.57, 0.19, 0.19, 0.05), far
+ * more skewed than R-MAT's above (a few nodes hold a large share of the edges), labels shuffled. */
+int app_graph_kron(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, uint64_t seed,
+                   app_graph *g, char *err, size_t errlen)
+{
+  return rmat_gen(scale, edge_factor, 0.57, 0.19, 0.19, 1, "kron", max_weight, seed, g, err, errlen);
+}
+
+/* A road-network-like input: a W x H grid that keeps each street with probability 3/4, so the
+ * degree is 1-4 (2.9 on average, like road maps' 2.4-2.8) and the diameter is a few times
+ * W + H; some nodes end up unreachable, as in a real map's islands. Undirected, weighted. */
+int app_graph_road(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,
+                   char *err, size_t errlen)
+{
+  if (w < 1 || h < 1 || (uint64_t)w * h > (1u << 28)) {
+    app_err(err, errlen, "road %ux%u: expected 1..2^28 nodes", w, h);
+    return WGS_EINVAL;
+  }
+  uint64_t s = seed;
+  app_edges e = {0};
+  int rc = 0;
+  for (uint32_t y = 0; y < h && !rc; ++y)
+    for (uint32_t x = 0; x < w && !rc; ++x) {
+      uint32_t u = y * w + x;
+      if (x + 1 < w && app_rng_next(&s) % 4u != 0u) {
+        uint32_t wt = app_rng_weight(&s, max_weight);
+        rc = app_edges_push(&e, u, u + 1, wt) || app_edges_push(&e, u + 1, u, wt);
+      }
+      if (!rc && y + 1 < h && app_rng_next(&s) % 4u != 0u) {
+        uint32_t wt = app_rng_weight(&s, max_weight);
+        rc = app_edges_push(&e, u, u + w, wt) || app_edges_push(&e, u + w, u, wt);
+      }
+    }
+  if (rc) {
+    app_edges_free(&e);
+    app_err(err, errlen, "out of memory generating road %ux%u", w, h);
+    return WGS_ENOMEM;
+  }
+  rc = app_csr_from_edges(w * h, &e, g, err, errlen);
+  app_edges_free(&e);
+  if (!rc) {
+    g->symmetric = 1;
+    snprintf(g->name, sizeof g->name, "road-%ux%u", w, h);
+  }
   return rc;
 }
 
@@ -155,7 +229,8 @@ int app_graph_from_spec(const char *spec, uint32_t max_weight, uint64_t seed, ap
   uint32_t v[3];
   int k;
   if (!spec || !*spec) {
-    app_err(err, errlen, "empty graph; expected rmat:SCALE[:EF], random:SCALE[:DEG], grid:W[xH] or a file");
+    app_err(err, errlen, "empty graph; expected rmat:SCALE[:EF], kron:SCALE[:EF], random:SCALE[:DEG], "
+                         "grid:W[xH], road:W[xH] or a file");
     return WGS_EINVAL;
   }
   if (!strncmp(spec, "rmat:", 5)) {
@@ -164,6 +239,20 @@ int app_graph_from_spec(const char *spec, uint32_t max_weight, uint64_t seed, ap
       return WGS_EINVAL;
     }
     return app_graph_rmat(v[0], k > 1 ? v[1] : 8, max_weight, seed, g, err, errlen);
+  }
+  if (!strncmp(spec, "kron:", 5)) {
+    if ((k = parse_fields(spec + 5, v, 2, 0)) < 1) {
+      app_err(err, errlen, "'%s': expected kron:SCALE[:EDGE_FACTOR]", spec);
+      return WGS_EINVAL;
+    }
+    return app_graph_kron(v[0], k > 1 ? v[1] : 16, max_weight, seed, g, err, errlen);
+  }
+  if (!strncmp(spec, "road:", 5)) {
+    if ((k = parse_fields(spec + 5, v, 2, 'x')) < 1) {
+      app_err(err, errlen, "'%s': expected road:W[xH]", spec);
+      return WGS_EINVAL;
+    }
+    return app_graph_road(v[0], k > 1 ? v[1] : v[0], max_weight, seed, g, err, errlen);
   }
   if (!strncmp(spec, "random:", 7) || !strncmp(spec, "r4:", 3)) {
     const char *p = strchr(spec, ':') + 1;

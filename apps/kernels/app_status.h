@@ -1,8 +1,9 @@
-/* Node states of mis, shared by C, OpenCL C and CUDA. */
+/* Node states of mis and the balanced steps' chunk, shared by C, OpenCL C and CUDA. */
 #ifndef APP_STATUS_H
 #define APP_STATUS_H
 #define APP_MIS_UNDECIDED 0u
 #define APP_MIS_IN 1u
 #define APP_MIS_OUT 2u
 #define APP_NONE 0xffffffffu /* unreached level / distance, no colour yet */
+#define APP_LB_CHUNK 32u     /* slots (node headers and edges) per work item, app_steps.h */
 #endif

@@ -83,6 +83,93 @@ APP_FN app_u32 bfs_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32
   return changed;
 }
 
+/* ---- load-balanced steps: the merge-path split ---------------------------------------------
+ * A node-per-work-item step leaves one work-item to walk a high-degree node alone, and in a
+ * grid-stride loop the nodes queued behind it wait too. The balanced steps split the work
+ * instead (the merge-based decomposition of Merrill and Garland, as in Gunrock's load-balanced
+ * advance): a step is n + E slots, node v's header at slot row[v] + v followed by its edges, and
+ * work item c takes slots [c*APP_LB_CHUNK, (c+1)*APP_LB_CHUNK), finding its first node by a
+ * binary search over row[]. No work item holds more than APP_LB_CHUNK edges or nodes, whatever
+ * the degrees. The header slot makes a node without edges cost a slot too, so a chunk visits at
+ * most APP_LB_CHUNK nodes. It needs nothing but row and col: the same graph arrays, the same
+ * forms. Only push steps are split this way (bfs, sssp), since a node's edges may now be
+ * walked by several work items at once. */
+APP_FN app_u32 app_lb_items(app_u32 n, const APP_G app_u32 *row)
+{
+  return (n + row[n] + APP_LB_CHUNK - 1u) / APP_LB_CHUNK;
+}
+/* The node whose slots hold slot s: the last v < n with row[v] + v <= s. */
+APP_FN app_u32 app_lb_node(app_u32 n, const APP_G app_u32 *row, app_u32 s)
+{
+  app_u32 lo = 0u, hi = n;
+  while (hi - lo > 1u) {
+    app_u32 mid = lo + (hi - lo) / 2u;
+    if (row[mid] + mid <= s)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* bfs, balanced: the edges of level-depth nodes, split as above (the same benign races as
+ * bfs_step: every writer of level[u] writes depth + 1). */
+APP_FN app_u32 bfs_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                           const APP_G app_u32 *col, APP_G app_u32 *level, app_u32 depth)
+{
+  app_u32 changed = 0, total = n + row[n], items = app_lb_items(n, row);
+  for (app_size c = i0; c < items; c += st) {
+    app_u32 s = (app_u32)c * APP_LB_CHUNK, end = s + APP_LB_CHUNK < total ? s + APP_LB_CHUNK : total;
+    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
+      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u; /* v's edge slots */
+      app_u32 to = stop < end ? stop : end;
+      if (level[v] == depth)
+        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
+          app_u32 u = col[k];
+          if (level[u] == APP_NONE) {
+            level[u] = depth + 1u;
+            changed = 1;
+          }
+        }
+      s = to;
+    }
+  }
+  return changed;
+}
+
+/* sssp, balanced. Several work items may walk one node's edges, so none may clear its flag as
+ * sssp_step does; the activity is a step stamp instead, in act alone: v is relaxed in step it
+ * when act[v] == it + 1 (sssp_init's act0[src] = 1 is step 0), and a node improved in step it
+ * gets it + 2. A work item that reads the newer stamp skips v in this step, which loses
+ * nothing: v is relaxed again in the next step with the smaller distance. */
+APP_FN app_u32 sssp_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                            const APP_G app_u32 *col, const APP_G app_u32 *w, APP_G app_u32 *dist,
+                            APP_G app_u32 *act, app_u32 it)
+{
+  app_u32 changed = 0, total = n + row[n], items = app_lb_items(n, row);
+  for (app_size c = i0; c < items; c += st) {
+    app_u32 s = (app_u32)c * APP_LB_CHUNK, end = s + APP_LB_CHUNK < total ? s + APP_LB_CHUNK : total;
+    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
+      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
+      app_u32 to = stop < end ? stop : end;
+      if (act[v] == it + 1u) {
+        app_u32 dv = dist[v];
+        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
+          app_u32 u = col[k], nd = dv + w[k];
+          if (nd < dv)
+            continue;
+          if (nd < dist[u] && nd < APP_ATOMIC_MIN(&dist[u], nd)) {
+            act[u] = it + 2u;
+            changed = 1;
+          }
+        }
+      }
+      s = to;
+    }
+  }
+  return changed;
+}
+
 /* ---- sssp: Bellman-Ford over active nodes (cur/next flags swap every step) ------------------- */
 APP_FN void sssp_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *dist,
                       APP_G app_u32 *act0, APP_G app_u32 *act1, app_u32 src)

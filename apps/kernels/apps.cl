@@ -16,6 +16,12 @@
  * uniform: every work-item of every participating group runs the same barriers (seed 001).
  */
 
+/* APP_LB=1 (a build option, app_balanced): bfs and sssp take the load-balanced steps. Chosen at
+ * build time so that each kernel holds one step's code (registers). */
+#ifndef APP_LB
+#define APP_LB 0
+#endif
+
 #define APP_ID0 (get_global_id(0))
 #define APP_STRIDE0 (get_global_size(0))
 
@@ -28,7 +34,8 @@ __kernel void bfs_init_k(uint n, __global uint *level, uint src)
 __kernel void bfs_step_k(__global const uint *row, __global const uint *col, uint n,
                          __global uint *level, uint depth, __global uint *flag)
 {
-  app_flag(flag, bfs_step(APP_ID0, APP_STRIDE0, n, row, col, level, depth));
+  app_flag(flag, APP_LB ? bfs_step_lb(APP_ID0, APP_STRIDE0, n, row, col, level, depth)
+                    : bfs_step(APP_ID0, APP_STRIDE0, n, row, col, level, depth));
 }
 
 __kernel void sssp_init_k(uint n, __global uint *dist, __global uint *act0, __global uint *act1,
@@ -39,9 +46,12 @@ __kernel void sssp_init_k(uint n, __global uint *dist, __global uint *act0, __gl
 
 __kernel void sssp_step_k(__global const uint *row, __global const uint *col,
                           __global const uint *w, uint n, __global uint *dist,
-                          __global uint *cur, __global uint *next, __global uint *flag)
+                          __global uint *cur, __global uint *next, __global uint *flag,
+                          uint it)
 {
-  app_flag(flag, sssp_step(APP_ID0, APP_STRIDE0, n, row, col, w, dist, cur, next));
+  /* balanced: the stamps live in the first activity array whatever the step (cur on step 0) */
+  app_flag(flag, APP_LB ? sssp_step_lb(APP_ID0, APP_STRIDE0, n, row, col, w, dist, (it & 1u) ? next : cur, it)
+                    : sssp_step(APP_ID0, APP_STRIDE0, n, row, col, w, dist, cur, next));
 }
 
 __kernel void mis_init_k(uint n, __global uint *status)
@@ -129,7 +139,8 @@ __kernel void bfs_persistent(__global uint *wgs, __global const uint *row,
     uint it = 0, go = 1;
     while (go) {
       APP_FLAG_CLEAR_NEXT(i0, flags, it);
-      app_flag(APP_FLAG_NOW(flags, it), bfs_step(i0, st, n, row, col, level, it));
+      app_flag(APP_FLAG_NOW(flags, it), APP_LB ? bfs_step_lb(i0, st, n, row, col, level, it)
+                                           : bfs_step(i0, st, n, row, col, level, it));
       wgs_grid_barrier(&env);
       go = APP_FLAG_READ(flags, it);
       ++it;
@@ -154,7 +165,8 @@ __kernel void sssp_persistent(__global uint *wgs, __global const uint *row,
     while (go) {
       APP_FLAG_CLEAR_NEXT(i0, flags, it);
       __global uint *cur = (it & 1u) ? act1 : act0, *next = (it & 1u) ? act0 : act1;
-      app_flag(APP_FLAG_NOW(flags, it), sssp_step(i0, st, n, row, col, w, dist, cur, next));
+      app_flag(APP_FLAG_NOW(flags, it), APP_LB ? sssp_step_lb(i0, st, n, row, col, w, dist, act0, it)
+                                           : sssp_step(i0, st, n, row, col, w, dist, cur, next));
       wgs_grid_barrier(&env);
       go = APP_FLAG_READ(flags, it);
       ++it;

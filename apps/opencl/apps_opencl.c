@@ -38,6 +38,7 @@ struct app_cl {
   uint32_t *src_host;  /* bc's sources */
   char msg[256];       /* the last OpenCL call that failed */
   uint32_t discovered; /* participants of the last persistent run */
+  uint32_t lb;         /* bfs / sssp take the balanced steps (app_balanced): built with APP_LB=1 */
   uint32_t *out_u32;
   float *out_f32;
 };
@@ -132,6 +133,7 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   c->g = g;
   c->app = a;
   c->o = *o;
+  c->lb = (uint32_t)app_balanced(g, a, o);
   wgs_device_info info;
   int rc = wgs_device_get_info(dev, &info);
   if (rc) {
@@ -146,7 +148,8 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
     snprintf(err, errlen, "out of memory");
     return WGS_ENOMEM;
   }
-  if ((rc = wgs_program_build(dev, wgs__apps_source, NULL, o->checked ? WGS_BUILD_CHECKED : 0,
+  if ((rc = wgs_program_build(dev, wgs__apps_source, c->lb ? "-D APP_LB=1" : NULL,
+                              o->checked ? WGS_BUILD_CHECKED : 0,
                               &c->prog))) {
     app_cl_destroy(c);
     return fail(rc, err, errlen, "building the applications' kernels");
@@ -257,8 +260,8 @@ static int run_multi(app_cl *c, app_run *r)
     TRY(set_args(k[K_INIT], 0, "ubbbu", n, u0, u1, u2, src));
     TRY(enqueue(c, K_INIT, r));
     for (unsigned it = 0; !rc && go; ++it) {
-      TRY(set_args(k[K_STEP], 0, "bbbubbbb", row, col, c->w, n, u0, it & 1 ? u2 : u1,
-                   it & 1 ? u1 : u2, c->flags));
+      TRY(set_args(k[K_STEP], 0, "bbbubbbbu", row, col, c->w, n, u0, it & 1 ? u2 : u1,
+                   it & 1 ? u1 : u2, c->flags, it));
       TRY(flagged(c, K_STEP, r, &go));
     }
     break;
@@ -347,7 +350,8 @@ static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_
 {
   int rc = 0;
   if (!c->probe_prog &&
-      (rc = wgs_program_build(c->dev, wgs__apps_source, "-D WGS_CHECK_MISUSE=0",
+      (rc = wgs_program_build(c->dev, wgs__apps_source,
+                              c->lb ? "-D WGS_CHECK_MISUSE=0 -D APP_LB=1" : "-D WGS_CHECK_MISUSE=0",
                               WGS_BUILD_CHECKED, &c->probe_prog)))
     return fail(rc, err, errlen, "building the checked probe of --fixed-groups");
   if (!c->probe_k && (rc = wgs_kernel_create(c->probe_prog, kernel_names[c->app][K_PERSIST],
@@ -383,6 +387,9 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
   cfg.lock = c->o.lock;
   cfg.close_wait_us = c->o.close_wait_us;
   cfg.timeout_ms = c->o.timeout_ms;
+  /* no more groups than the step's work items fill (app_groups); discovery then finds that
+   * many or fewer */
+  cfg.groups = app_groups(c->g, c->app, &c->o, c->local, wgs_default_groups(c->dev, c->local));
   if (fixed) {
     cfg.discovery = WGS_DISCOVERY_FIXED;
     cfg.groups = c->o.fixed_groups ? c->o.fixed_groups : c->discovered;
