@@ -5,5 +5,5 @@
 #define APP_MIS_IN 1u
 #define APP_MIS_OUT 2u
 #define APP_NONE 0xffffffffu /* unreached level / distance, no colour yet */
-#define APP_LB_CHUNK 32u     /* slots (node headers and edges) per work item, app_steps.h */
+#define APP_LB_CHUNK 32u     /* fewest slots (node headers, edges) per work item, app_steps.h */
 #endif

@@ -88,15 +88,19 @@ APP_FN app_u32 bfs_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32
  * grid-stride loop the nodes queued behind it wait too. The balanced steps split the work
  * instead (the merge-based decomposition of Merrill and Garland, as in Gunrock's load-balanced
  * advance): a step is n + E slots, node v's header at slot row[v] + v followed by its edges, and
- * work item c takes slots [c*APP_LB_CHUNK, (c+1)*APP_LB_CHUNK), finding its first node by a
- * binary search over row[]. No work item holds more than APP_LB_CHUNK edges or nodes, whatever
- * the degrees. The header slot makes a node without edges cost a slot too, so a chunk visits at
- * most APP_LB_CHUNK nodes. It needs nothing but row and col: the same graph arrays, the same
+ * work item c takes slots [c*C, (c+1)*C), finding its first node by a binary search over row[].
+ * C is the slots over the work-items running the step, but at least APP_LB_CHUNK: every
+ * work-item then takes one chunk (with a fixed C, a grid a little narrower than the chunks
+ * left a few work-items two, which doubled the step: sssp on kron:18 with 528 groups of 256,
+ * H200), and no work item holds more than C edges or nodes, whatever the degrees. The header
+ * slot makes a node without edges cost a slot too, so a chunk visits at most C nodes. It needs nothing but row and col: the same graph arrays, the same
  * forms. Only push steps are split this way (bfs, sssp), since a node's edges may now be
  * walked by several work items at once. */
-APP_FN app_u32 app_lb_items(app_u32 n, const APP_G app_u32 *row)
+/* The chunk size C for a step run by st work-items. */
+APP_FN app_u32 app_lb_chunk(app_u32 total, app_size st)
 {
-  return (n + row[n] + APP_LB_CHUNK - 1u) / APP_LB_CHUNK;
+  app_u32 c = (app_u32)((total + st - 1u) / st);
+  return c > APP_LB_CHUNK ? c : APP_LB_CHUNK;
 }
 /* The node whose slots hold slot s: the last v < n with row[v] + v <= s. */
 APP_FN app_u32 app_lb_node(app_u32 n, const APP_G app_u32 *row, app_u32 s)
@@ -117,9 +121,9 @@ APP_FN app_u32 app_lb_node(app_u32 n, const APP_G app_u32 *row, app_u32 s)
 APP_FN app_u32 bfs_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                            const APP_G app_u32 *col, APP_G app_u32 *level, app_u32 depth)
 {
-  app_u32 changed = 0, total = n + row[n], items = app_lb_items(n, row);
-  for (app_size c = i0; c < items; c += st) {
-    app_u32 s = (app_u32)c * APP_LB_CHUNK, end = s + APP_LB_CHUNK < total ? s + APP_LB_CHUNK : total;
+  app_u32 changed = 0, total = n + row[n], chunk = app_lb_chunk(total, st);
+  for (app_size c = i0; c * chunk < total; c += st) {
+    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
     for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
       app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u; /* v's edge slots */
       app_u32 to = stop < end ? stop : end;
@@ -146,9 +150,9 @@ APP_FN app_u32 sssp_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app
                             const APP_G app_u32 *col, const APP_G app_u32 *w, APP_G app_u32 *dist,
                             APP_G app_u32 *act, app_u32 it)
 {
-  app_u32 changed = 0, total = n + row[n], items = app_lb_items(n, row);
-  for (app_size c = i0; c < items; c += st) {
-    app_u32 s = (app_u32)c * APP_LB_CHUNK, end = s + APP_LB_CHUNK < total ? s + APP_LB_CHUNK : total;
+  app_u32 changed = 0, total = n + row[n], chunk = app_lb_chunk(total, st);
+  for (app_size c = i0; c * chunk < total; c += st) {
+    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
     for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
       app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
       app_u32 to = stop < end ? stop : end;
