@@ -18,6 +18,8 @@
 #   scripts/gpu.sh apps10  build + the CUDA and app tests + Table 4 on CUDA and NVIDIA OpenCL, as
 #                          shipped and as before (--balance nodes --all-groups), and bfs/sssp with
 #                          the balanced steps everywhere
+#   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
+#                          latency, Table 4 on both backends, mis and color with the barrier a call
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -54,6 +56,16 @@ WGSYNC_TOOLS_OPTIONS="-cl-nv-maxrregcount=64" $W kernels -q | grep -E "max work-
 # Packs the mode's results folder $R into $OUT (which takes only a few files); called after
 # every stage, so that a later stage that runs out of time loses nothing before it.
 pack() { tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results; }
+
+stamp() { echo "== $(date -u +%T) $*"; }
+# Table 4 into $R/NAME with the CLI $W (T4_LIMIT seconds at most), then its tables.
+t4() { # name, then wgsync app options
+  local name=$1; shift
+  stamp "table4 $name"
+  timeout "${T4_LIMIT:-150}" scripts/table4-run.sh $W "$R/$name" gpu "${RUNS:-3}" "$@" 2> "$R/$name.log"
+  python3 scripts/table4.py "$R/$name" > /dev/null; pack
+  grep -E "geometric|slower" "$R/$name/table4.md"
+}
 
 # Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv.
 cli_latency() {
@@ -156,19 +168,30 @@ if [ "$mode" = designs ]; then   # the counter barrier's unsharded designs side 
   exit 0
 fi
 
+if [ "$mode" = second ]; then   # a second GPU kind: the barrier's shapes, launch, latency, Table 4
+  R=$(mktemp -d)/results; mkdir -p "$R/cuda"
+  stamp shards; timeout 150 build-gpu/bench/wgsync-bench-shards "$R/cuda" > "$R/cuda/bench-shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"
+  grep -E "grid.sync|default" "$R/cuda/bench-shards.log"; pack
+  stamp launch; timeout 120 build-gpu/bench/wgsync-bench-launch "$R/cuda" 2>&1 | tee "$R/cuda/bench-launch.log" || echo "LAUNCH BENCH FAILED OR TIMED OUT"
+  pack
+  stamp latency; cli_latency > /dev/null; pack
+  t4 cuda -n cuda
+  t4 nvidia-opencl
+  # mis and color with the grid barrier a call (WGS_BARRIER_CALL=1): is their per-step cost
+  # against grid.sync() the inlined barrier's registers?
+  stamp "build with the barrier a call"
+  cmake -S . -B build-call -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS=-DWGS_BARRIER_CALL=1 $inc \
+    ${lib:+-DOpenCL_LIBRARY=$lib} > /dev/null && cmake --build build-call -j16 --target wgsync-cli > /dev/null 2>&1 &&
+    W=build-call/cli/wgsync ONLY="mis color" t4 cuda-call -n cuda
+  stamp done
+  exit 0
+fi
+
 if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and as before, both backends
   R=$(mktemp -d)/results; mkdir -p "$R"
-  stamp() { echo "== $(date -u +%T) $*"; }
   stamp tests
   (cd build-gpu && timeout 150 ctest -j1 --timeout 60 -R '^(cuda|apps?)\.' > "$R/ctest-cuda-apps.log" 2>&1
    grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-cuda-apps.log" | tail -12); pack
-  t4() { # name, then wgsync app options
-    local name=$1; shift
-    stamp "table4 $name"
-    timeout "${T4_LIMIT:-150}" scripts/table4-run.sh $W "$R/$name" gpu "${RUNS:-3}" "$@" 2> "$R/$name.log"
-    python3 scripts/table4.py "$R/$name" > /dev/null; pack
-    grep -E "geometric|slower" "$R/$name/table4.md"
-  }
   # SETS="cuda nvidia-opencl ...": those tables only
   want() { [ -z "${SETS:-}" ] || [[ " $SETS " == *" $1 "* ]]; }
   want cuda && t4 cuda -n cuda
