@@ -20,6 +20,8 @@
 #                          the balanced steps everywhere
 #   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
 #                          latency, Table 4 on both backends, mis and color with the barrier a call
+#   scripts/gpu.sh team    build + GPU teams (2+ GPUs, NCCL from the PyTorch environment): the team
+#                          tests and the team barrier's latency, NVLink multicast off
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -42,7 +44,18 @@ inc=""
 lib=$(ldconfig -p | awk '/libOpenCL.so.1 /{print $NF; exit}')
 [ -n "$lib" ] || lib=$(ls /usr/local/cuda/lib64/libOpenCL.so* 2>/dev/null | head -1)
 echo "OpenCL loader: ${lib:-none}"
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+# NCCL with its device API (GPU teams): the PyTorch environment's, when there is one.
+if [ -z "${NCCL_ROOT:-}" ]; then
+  for py in /opt/torch/.venv/bin/python3 python3; do
+    d=$($py -c 'import nvidia, os; print(os.path.dirname(nvidia.__path__[0]))' 2>/dev/null) || continue
+    [ -f "$d/nvidia/nccl/include/nccl_device.h" ] && { export NCCL_ROOT=$d/nvidia/nccl; break; }
+  done
+fi
+if [ -n "${NCCL_ROOT:-}" ]; then
+  echo "NCCL: $NCCL_ROOT ($(grep -E 'define NCCL_(MAJOR|MINOR|PATCH) ' $NCCL_ROOT/include/nccl.h | awk '{printf "%s.", $3}'))"
+  export LD_LIBRARY_PATH=$NCCL_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} >/dev/null &&
   cmake --build build-gpu -j16 2>&1 | grep -E "error|warning|Built target" || { echo "BUILD FAILED"; exit 1; }
 W=build-gpu/cli/wgsync
 $W devices
@@ -164,6 +177,19 @@ if [ "$mode" = designs ]; then   # the counter barrier's unsharded designs side 
     python3 scripts/table4.py "$R/nvidia-opencl" > /dev/null; pack
     cat "$R"/nvidia-opencl/table4.md
   fi
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and the team barrier's latency
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1   # no NVLink multicast on this host
+  nvidia-smi topo -m > "$R/topo.txt" 2>&1; cat "$R/topo.txt"
+  for c in bad props mp missing; do
+    stamp "team $c"
+    t=build-gpu/tests/test_team; [ $c = mp ] && t=build-gpu/tests/test_team_plain
+    timeout 120 $t $c > "$R/team-$c.log" 2>&1; echo "rc=$?" >> "$R/team-$c.log"; cat "$R/team-$c.log"; pack
+  done
   stamp done
   exit 0
 fi

@@ -1,0 +1,279 @@
+/*
+ * A team of GPUs in one process (include/wgsync_team.h): NCCL communicators from
+ * ncclCommInitAll, a device communicator with one LSA barrier per GPU, a window for the team's
+ * participant counts, a wgsync state per GPU, and the launch of one kernel on every GPU.
+ */
+#include <cuda_runtime.h>
+#include <nccl.h>
+#include <nccl_device.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+#include "wgsync_team.cuh"
+#include "wgsync_team.h"
+
+#define WGS_TEAM_MAX_BUFFERS 16
+
+struct wgs_cuda_team {
+  int n;
+  int dev[WGS_TEAM_MAX_GPUS];
+  ncclComm_t comm[WGS_TEAM_MAX_GPUS];
+  ncclDevComm dcomm[WGS_TEAM_MAX_GPUS];
+  int dcomm_made;
+  cudaStream_t stream[WGS_TEAM_MAX_GPUS];
+  wgs_cuda_state_t *st[WGS_TEAM_MAX_GPUS];
+  wgs_team_ctx *ctx[WGS_TEAM_MAX_GPUS]; /* device copies */
+  /* windows: [0] the participant counts, then the user's (wgs_cuda_team_alloc) */
+  int nbuf;
+  void *buf[WGS_TEAM_MAX_BUFFERS][WGS_TEAM_MAX_GPUS];
+  ncclWindow_t win[WGS_TEAM_MAX_BUFFERS][WGS_TEAM_MAX_GPUS];
+};
+
+static int team_cuda_fail(const char *what, int rank, cudaError_t e)
+{
+  cudaGetLastError();
+  return wgs__fail(e == cudaErrorMemoryAllocation ? WGS_ENOMEM : WGS_EBACKEND,
+                   "team GPU %d: %s failed: %s (%s)", rank, what, cudaGetErrorName(e),
+                   cudaGetErrorString(e));
+}
+static int team_nccl_fail(const char *what, ncclResult_t r)
+{
+  return wgs__fail(WGS_EBACKEND, "team: %s failed: %s (NCCL %d.%d.%d)", what, ncclGetErrorString(r),
+                   NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
+}
+#define TCK(rank, call)                                                                       \
+  do {                                                                                        \
+    cudaError_t e_ = (call);                                                                  \
+    if (e_ != cudaSuccess)                                                                    \
+      return team_cuda_fail(#call, (rank), e_);                                               \
+  } while (0)
+#define NCK(call)                                                                             \
+  do {                                                                                        \
+    ncclResult_t r_ = (call);                                                                 \
+    if (r_ != ncclSuccess)                                                                    \
+      return team_nccl_fail(#call, r_);                                                       \
+  } while (0)
+
+/* One window of bytes on every GPU: ncclMemAlloc, then a collective registration. */
+static int team_window(wgs_cuda_team_t *t, size_t bytes, void **local, ncclWindow_t *win)
+{
+  for (int r = 0; r < t->n; ++r) {
+    TCK(r, cudaSetDevice(t->dev[r]));
+    NCK(ncclMemAlloc(&local[r], bytes));
+    TCK(r, cudaMemset(local[r], 0, bytes));
+  }
+  NCK(ncclGroupStart());
+  for (int r = 0; r < t->n; ++r)
+    NCK(ncclCommWindowRegister(t->comm[r], local[r], bytes, &win[r], NCCL_WIN_COLL_SYMMETRIC));
+  NCK(ncclGroupEnd());
+  return WGS_OK;
+}
+
+static int team_setup(wgs_cuda_team_t *t, uint32_t max_groups)
+{
+  NCK(ncclCommInitAll(t->comm, t->n, t->dev));
+  ncclDevCommRequirements reqs;
+  memset(&reqs, 0, sizeof reqs);
+  reqs.lsaBarrierCount = 1; /* wgs_team_barrier's crossing uses barrier 0 */
+  NCK(ncclGroupStart());
+  for (int r = 0; r < t->n; ++r)
+    NCK(ncclDevCommCreate(t->comm[r], &reqs, &t->dcomm[r]));
+  NCK(ncclGroupEnd());
+  t->dcomm_made = 1;
+  for (int r = 0; r < t->n; ++r) {
+    if (t->dcomm[r].lsaSize != t->n)
+      return wgs__fail(WGS_EUNSUPPORTED, "team: GPU %d reaches %d of the team's %d GPUs by load/store "
+                       "(NVLink or PCIe peer access is needed between every pair)",
+                       t->dev[r], t->dcomm[r].lsaSize, t->n);
+  }
+  int rc = team_window(t, 4096, t->buf[0], t->win[0]);
+  if (rc != WGS_OK)
+    return rc;
+  t->nbuf = 1;
+  for (int r = 0; r < t->n; ++r) {
+    TCK(r, cudaSetDevice(t->dev[r]));
+    TCK(r, cudaStreamCreateWithFlags(&t->stream[r], cudaStreamNonBlocking));
+    if ((rc = wgs_cuda_state_create(t->dev[r], max_groups, &t->st[r])) != WGS_OK) {
+      wgs__fail_append(" (team GPU)");
+      return rc;
+    }
+    wgs_team_ctx c;
+    memset(&c, 0, sizeof c);
+    c.state = wgs_cuda_state_device_ptr(t->st[r]);
+    c.comm = t->dcomm[r];
+    c.counts = t->win[0][r];
+    c.rank = (unsigned)r;
+    c.nranks = (unsigned)t->n;
+    TCK(r, cudaSetDevice(t->dev[r]));
+    TCK(r, cudaMalloc((void **)&t->ctx[r], sizeof c));
+    TCK(r, cudaMemcpy(t->ctx[r], &c, sizeof c, cudaMemcpyHostToDevice));
+  }
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_team_create(int ndev, const int *devices, uint32_t max_groups,
+                                    wgs_cuda_team_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  if (ndev < 1 || ndev > (int)WGS_TEAM_MAX_GPUS)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_team_create: %d GPUs; expected 1 to %u", ndev,
+                     WGS_TEAM_MAX_GPUS);
+  int have = 0;
+  cudaError_t e = cudaGetDeviceCount(&have);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return wgs__fail(WGS_ENODEV, "wgs_cuda_team_create: no CUDA device (%s)", cudaGetErrorName(e));
+  }
+  wgs_cuda_team_t *t = (wgs_cuda_team_t *)calloc(1, sizeof *t);
+  if (!t)
+    return wgs__fail(WGS_ENOMEM, "wgs_cuda_team_create: out of memory");
+  t->n = ndev;
+  for (int r = 0; r < ndev; ++r) {
+    t->dev[r] = devices ? devices[r] : r;
+    if (t->dev[r] < 0 || t->dev[r] >= have) {
+      int d = t->dev[r];
+      free(t);
+      return wgs__fail(WGS_ENODEV, "wgs_cuda_team_create: rank %d names device %d; this machine "
+                       "has %d CUDA device%s", r, d, have, have == 1 ? "" : "s");
+    }
+    for (int q = 0; q < r; ++q)
+      if (t->dev[q] == t->dev[r]) {
+        int d = t->dev[r];
+        free(t);
+        return wgs__fail(WGS_EINVAL, "wgs_cuda_team_create: device %d given twice (ranks %d "
+                         "and %d); a team has one rank per GPU", d, q, r);
+      }
+  }
+  int rc = team_setup(t, max_groups);
+  if (rc != WGS_OK) {
+    wgs_cuda_team_release(t);
+    return rc;
+  }
+  *out = t;
+  return WGS_OK;
+}
+
+extern "C" void wgs_cuda_team_release(wgs_cuda_team_t *t)
+{
+  if (!t)
+    return;
+  for (int r = 0; r < t->n; ++r) {
+    cudaSetDevice(t->dev[r]);
+    if (t->stream[r])
+      cudaStreamSynchronize(t->stream[r]);
+  }
+  if (t->comm[0]) {
+    ncclGroupStart();
+    for (int b = 0; b < t->nbuf; ++b)
+      for (int r = 0; r < t->n; ++r)
+        if (t->win[b][r])
+          ncclCommWindowDeregister(t->comm[r], t->win[b][r]);
+    ncclGroupEnd();
+    if (t->dcomm_made) {
+      ncclGroupStart();
+      for (int r = 0; r < t->n; ++r)
+        ncclDevCommDestroy(t->comm[r], &t->dcomm[r]);
+      ncclGroupEnd();
+    }
+  }
+  for (int r = 0; r < t->n; ++r) {
+    cudaSetDevice(t->dev[r]);
+    for (int b = 0; b < t->nbuf; ++b)
+      if (t->buf[b][r])
+        ncclMemFree(t->buf[b][r]);
+    if (t->ctx[r])
+      cudaFree(t->ctx[r]);
+    wgs_cuda_state_release(t->st[r]);
+    if (t->stream[r])
+      cudaStreamDestroy(t->stream[r]);
+    if (t->comm[r])
+      ncclCommDestroy(t->comm[r]);
+  }
+  cudaGetLastError();
+  free(t);
+}
+
+extern "C" int wgs_cuda_team_size(const wgs_cuda_team_t *t) { return t ? t->n : 0; }
+extern "C" int wgs_cuda_team_device(const wgs_cuda_team_t *t, int rank)
+{
+  return t && rank >= 0 && rank < t->n ? t->dev[rank] : -1;
+}
+extern "C" cudaStream_t wgs_cuda_team_stream(const wgs_cuda_team_t *t, int rank)
+{
+  return t && rank >= 0 && rank < t->n ? t->stream[rank] : NULL;
+}
+extern "C" ncclComm_t wgs_cuda_team_comm(const wgs_cuda_team_t *t, int rank)
+{
+  return t && rank >= 0 && rank < t->n ? t->comm[rank] : NULL;
+}
+
+extern "C" int wgs_cuda_team_alloc(wgs_cuda_team_t *t, size_t bytes, void **local, ncclWindow_t *win)
+{
+  WGS__REQUIRE(t);
+  WGS__REQUIRE(local);
+  WGS__REQUIRE(win);
+  if (bytes == 0)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_team_alloc: 0 bytes");
+  if (t->nbuf == WGS_TEAM_MAX_BUFFERS)
+    return wgs__fail(WGS_ELIMIT, "wgs_cuda_team_alloc: a team holds at most %d buffers",
+                     WGS_TEAM_MAX_BUFFERS - 1);
+  int rc = team_window(t, bytes, t->buf[t->nbuf], t->win[t->nbuf]);
+  for (int r = 0; r < t->n; ++r) {
+    local[r] = t->buf[t->nbuf][r];
+    win[r] = t->win[t->nbuf][r];
+  }
+  t->nbuf++; /* even on failure: release frees what was made */
+  return rc;
+}
+
+extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void **const *args,
+                                    unsigned num_args, size_t shared_bytes,
+                                    const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  WGS__REQUIRE(t);
+  WGS__REQUIRE(kernel);
+  WGS__REQUIRE(args);
+  wgs_launch_config c;
+  if (cfg)
+    c = *cfg;
+  else
+    wgs_launch_config_init(&c);
+  if (c.state_arg >= num_args)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_team_launch: state_arg is %u but the kernel has %u "
+                     "arguments", c.state_arg, num_args);
+  if (num_args > 32)
+    return wgs__fail(WGS_ELIMIT, "wgs_cuda_team_launch: %u arguments; at most 32", num_args);
+  /* every GPU's kernel is enqueued before any is waited for */
+  int launched = 0, rc = WGS_OK;
+  for (int r = 0; r < t->n && rc == WGS_OK; ++r) {
+    if (!args[r]) {
+      rc = wgs__fail(WGS_EINVAL, "wgs_cuda_team_launch: args[%d] is NULL", r);
+      break;
+    }
+    void *a[32];
+    memcpy(a, args[r], num_args * sizeof *a);
+    a[c.state_arg] = &t->ctx[r];
+    cudaSetDevice(t->dev[r]);
+    rc = wgs_cuda_launch_async(t->st[r], kernel, a, num_args, shared_bytes, t->stream[r], &c);
+    if (rc != WGS_OK)
+      wgs__fail_append(r == 0 ? " (team GPU rank 0)" : " (team GPU rank > 0; the GPUs before it "
+                                                       "were launched and are waited for)");
+    else
+      launched++;
+  }
+  for (int r = 0; r < launched; ++r) {
+    cudaSetDevice(t->dev[r]);
+    wgs_launch_result one;
+    int rr = wgs_cuda_state_result(t->st[r], t->stream[r], res ? &res[r] : &one);
+    if (rr != WGS_OK && rc == WGS_OK) {
+      char where[64];
+      snprintf(where, sizeof where, " (team GPU rank %d, device %d)", r, t->dev[r]);
+      wgs__fail_append(where);
+      rc = rr;
+    }
+  }
+  return rc;
+}
