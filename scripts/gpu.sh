@@ -55,7 +55,7 @@ if [ -n "${NCCL_ROOT:-}" ]; then
   echo "NCCL: $NCCL_ROOT ($(grep -E 'define NCCL_(MAJOR|MINOR|PATCH) ' $NCCL_ROOT/include/nccl.h | awk '{printf "%s.", $3}'))"
   export LD_LIBRARY_PATH=$NCCL_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} >/dev/null &&
+cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
   cmake --build build-gpu -j16 2>&1 | grep -E "error|warning|Built target" || { echo "BUILD FAILED"; exit 1; }
 W=build-gpu/cli/wgsync
 $W devices
@@ -185,7 +185,11 @@ if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and t
   R=$(mktemp -d)/results; mkdir -p "$R"
   export NCCL_NVLS_ENABLE=0 NVSHMEM_DISABLE_NVLS=1   # no NVLink multicast on this host
   nvidia-smi topo -m > "$R/topo.txt" 2>&1; cat "$R/topo.txt"
-  for c in bad props mp missing; do
+  if [ -n "${SANITIZE:-}" ]; then   # where a failing team kernel faults (build with CUDA_FLAGS=-lineinfo)
+    timeout 200 compute-sanitizer --tool memcheck --show-backtrace device build-gpu/tests/test_team props 2>&1 |
+      head -60 | tee "$R/sanitizer-props.log"; pack
+  fi
+  for c in ${CASES:-bad props mp missing}; do
     stamp "team $c"
     t=build-gpu/tests/test_team; [ $c = mp ] && t=build-gpu/tests/test_team_plain
     timeout 120 $t $c > "$R/team-$c.log" 2>&1; echo "rc=$?" >> "$R/team-$c.log"; cat "$R/team-$c.log"; pack
