@@ -244,8 +244,13 @@ extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void
   if (c.state_arg >= num_args)
     return wgs__fail(WGS_EINVAL, "wgs_cuda_team_launch: state_arg is %u but the kernel has %u "
                      "arguments", c.state_arg, num_args);
-  if (num_args > 32)
-    return wgs__fail(WGS_ELIMIT, "wgs_cuda_team_launch: %u arguments; at most 32", num_args);
+  if (num_args > 31)
+    return wgs__fail(WGS_ELIMIT, "wgs_cuda_team_launch: %u arguments; at most 31", num_args);
+  /* The kernel takes the team context where the single-GPU launch puts the state; that launch
+   * fills its state_arg itself, so it gets one slot past the kernel's arguments (not read: a
+   * launch reads as many arguments as the kernel has). */
+  wgs_launch_config one = c;
+  one.state_arg = num_args;
   /* every GPU's kernel is enqueued before any is waited for */
   int launched = 0, rc = WGS_OK;
   for (int r = 0; r < t->n && rc == WGS_OK; ++r) {
@@ -256,8 +261,9 @@ extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void
     void *a[32];
     memcpy(a, args[r], num_args * sizeof *a);
     a[c.state_arg] = &t->ctx[r];
+    a[num_args] = NULL;
     cudaSetDevice(t->dev[r]);
-    rc = wgs_cuda_launch_async(t->st[r], kernel, a, num_args, shared_bytes, t->stream[r], &c);
+    rc = wgs_cuda_launch_async(t->st[r], kernel, a, num_args + 1, shared_bytes, t->stream[r], &one);
     if (rc != WGS_OK)
       wgs__fail_append(r == 0 ? " (team GPU rank 0)" : " (team GPU rank > 0; the GPUs before it "
                                                        "were launched and are waited for)");
