@@ -96,45 +96,6 @@ int app_graph_kron(uint32_t scale, uint32_t edge_factor, uint32_t max_weight, ui
   return rmat_gen(scale, edge_factor, 0.57, 0.19, 0.19, 1, "kron", max_weight, seed, g, err, errlen);
 }
 
-/* A road-network-like input: a W x H grid that keeps each street with probability 3/4, so the
- * degree is 1-4 (2.9 on average, like road maps' 2.4-2.8) and the diameter is a few times
- * W + H; some nodes end up unreachable, as in a real map's islands. Undirected, weighted. */
-int app_graph_road(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,
-                   char *err, size_t errlen)
-{
-  if (w < 1 || h < 1 || (uint64_t)w * h > (1u << 28)) {
-    app_err(err, errlen, "road %ux%u: expected 1..2^28 nodes", w, h);
-    return WGS_EINVAL;
-  }
-  uint64_t s = seed;
-  app_edges e = {0};
-  int rc = 0;
-  for (uint32_t y = 0; y < h && !rc; ++y)
-    for (uint32_t x = 0; x < w && !rc; ++x) {
-      uint32_t u = y * w + x;
-      if (x + 1 < w && app_rng_next(&s) % 4u != 0u) {
-        uint32_t wt = app_rng_weight(&s, max_weight);
-        rc = app_edges_push(&e, u, u + 1, wt) || app_edges_push(&e, u + 1, u, wt);
-      }
-      if (!rc && y + 1 < h && app_rng_next(&s) % 4u != 0u) {
-        uint32_t wt = app_rng_weight(&s, max_weight);
-        rc = app_edges_push(&e, u, u + w, wt) || app_edges_push(&e, u + w, u, wt);
-      }
-    }
-  if (rc) {
-    app_edges_free(&e);
-    app_err(err, errlen, "out of memory generating road %ux%u", w, h);
-    return WGS_ENOMEM;
-  }
-  rc = app_csr_from_edges(w * h, &e, g, err, errlen);
-  app_edges_free(&e);
-  if (!rc) {
-    g->symmetric = 1;
-    snprintf(g->name, sizeof g->name, "road-%ux%u", w, h);
-  }
-  return rc;
-}
-
 /* Lonestar's "r4-2eK" kind: 2^scale nodes, each with `degree` out-edges to uniform targets. */
 int app_graph_random(uint32_t scale, uint32_t degree, uint32_t max_weight, uint64_t seed,
                      app_graph *g, char *err, size_t errlen)
@@ -169,11 +130,13 @@ int app_graph_random(uint32_t scale, uint32_t degree, uint32_t max_weight, uint6
 
 /* w x h grid, 4 neighbours, both directions with the same weight (road networks and ecology1
  * have this shape: degree <= 4, diameter ~ w + h). */
-int app_graph_grid(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,
-                   char *err, size_t errlen)
+/* A W x H lattice, undirected and weighted; drop != 0 leaves out each street with probability
+ * 1/drop (one more draw per street, so drop = 0 keeps grid's graphs as they were). */
+static int lattice(uint32_t w, uint32_t h, uint32_t drop, const char *kind, uint32_t max_weight,
+                   uint64_t seed, app_graph *g, char *err, size_t errlen)
 {
   if (w < 1 || h < 1 || (uint64_t)w * h > (1u << 28)) {
-    app_err(err, errlen, "grid %ux%u: expected 1..2^28 nodes", w, h);
+    app_err(err, errlen, "%s %ux%u: expected 1..2^28 nodes", kind, w, h);
     return WGS_EINVAL;
   }
   uint64_t s = seed;
@@ -182,27 +145,42 @@ int app_graph_grid(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, a
   for (uint32_t y = 0; y < h && !rc; ++y)
     for (uint32_t x = 0; x < w && !rc; ++x) {
       uint32_t u = y * w + x;
-      if (x + 1 < w) {
+      if (x + 1 < w && (!drop || app_rng_next(&s) % drop != 0u)) {
         uint32_t wt = app_rng_weight(&s, max_weight);
         rc = app_edges_push(&e, u, u + 1, wt) || app_edges_push(&e, u + 1, u, wt);
       }
-      if (!rc && y + 1 < h) {
+      if (!rc && y + 1 < h && (!drop || app_rng_next(&s) % drop != 0u)) {
         uint32_t wt = app_rng_weight(&s, max_weight);
         rc = app_edges_push(&e, u, u + w, wt) || app_edges_push(&e, u + w, u, wt);
       }
     }
   if (rc) {
     app_edges_free(&e);
-    app_err(err, errlen, "out of memory generating grid %ux%u", w, h);
+    app_err(err, errlen, "out of memory generating %s %ux%u", kind, w, h);
     return WGS_ENOMEM;
   }
   rc = app_csr_from_edges(w * h, &e, g, err, errlen);
   app_edges_free(&e);
   if (!rc) {
     g->symmetric = 1;
-    snprintf(g->name, sizeof g->name, "grid-%ux%u", w, h);
+    snprintf(g->name, sizeof g->name, "%s-%ux%u", kind, w, h);
   }
   return rc;
+}
+
+int app_graph_grid(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,
+                   char *err, size_t errlen)
+{
+  return lattice(w, h, 0, "grid", max_weight, seed, g, err, errlen);
+}
+
+/* A road-network-like input: a W x H grid that keeps each street with probability 3/4, so the
+ * degree is 1-4 (2.9 on average, like road maps' 2.4-2.8) and the diameter is a few times
+ * W + H; some nodes end up unreachable, as in a real map's islands. Undirected, weighted. */
+int app_graph_road(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,
+                   char *err, size_t errlen)
+{
+  return lattice(w, h, 4, "road", max_weight, seed, g, err, errlen);
 }
 
 static int parse_fields(const char *s, uint32_t *v, int max, char sep2)
