@@ -22,7 +22,9 @@ if [ "$SET" = gpu ]; then
           bfs:road:1000 sssp:road:1000 mis:road:1000 color:road:1000 bc:road:60"
 else
   inputs="bfs:rmat:12 bfs:grid:64 sssp:rmat:12 sssp:grid:64 mis:rmat:12 mis:grid:100
-          color:rmat:12 color:grid:100 bc:rmat:10 bc:grid:32"
+          color:rmat:12 color:grid:100 bc:rmat:10 bc:grid:32
+          bfs:kron:12 sssp:kron:12 mis:kron:12 color:kron:12 bc:kron:10
+          bfs:road:64 sssp:road:64 mis:road:100 color:road:100 bc:road:32"
 fi
 fail=0
 for ag in $inputs; do
