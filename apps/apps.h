@@ -55,7 +55,8 @@ void app_options_init(app_options *o);
 
 /* Whether bfs / sssp take the load-balanced steps (apps/kernels/app_steps.h, merge-path split)
  * on this graph: as asked, or under APP_BALANCE_AUTO when its degrees are skewed (the largest
- * at least APP_SKEW times the mean, and at least 64). Other apps: never. */
+ * at least APP_SKEW times the mean, and at least 64). Other apps: never. (The OpenCL apps turn
+ * AUTO into NODES on a CPU device.) */
 #define APP_SKEW 8u
 int app_balanced(const app_graph *g, app_id a, const app_options *o);
 /* Work items of one step: nodes, or the balanced steps' chunks. */

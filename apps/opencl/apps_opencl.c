@@ -133,13 +133,18 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   c->g = g;
   c->app = a;
   c->o = *o;
-  c->lb = (uint32_t)app_balanced(g, a, o);
   wgs_device_info info;
   int rc = wgs_device_get_info(dev, &info);
   if (rc) {
     app_cl_destroy(c);
     return fail(rc, err, errlen, "device info");
   }
+  /* --balance auto on a CPU: per node. A CPU work-group runs its work-items in a loop, so one
+   * long node does not hold up a SIMT group, and the balanced steps' search cost more (PoCL, 2
+   * cores: bfs and sssp on rmat:12 1.8x slower per run, bench/results/pocl-3.1-2threads-2026-11-23) */
+  if (info.is_cpu && c->o.balance == APP_BALANCE_AUTO)
+    c->o.balance = APP_BALANCE_NODES;
+  c->lb = (uint32_t)app_balanced(g, a, &c->o);
   c->local = o->local_size ? o->local_size : 256;
   if (c->local > info.max_work_group_size)
     c->local = info.max_work_group_size;
