@@ -100,7 +100,7 @@ void cli_usage_app(FILE *f)
         "  --checked          the persistent forms built checked (bounded spins, misuse reports)\n"
         "  --balance B        bfs and sssp steps: nodes (a work-item per node), edges (the\n"
         "                     merge-path split: a work-item per 32 nodes and edges), or auto\n"
-        "                     (edges when the degrees are skewed; the default)\n"
+        "                     (edges when the degrees are skewed, on a GPU; the default)\n"
         "  --all-groups       the persistent forms take every group that runs at once (default:\n"
         "                     no more groups than the step's work items fill)\n"
         "  --local-size N, --json, -q, and the device options of `wgsync --help`\n",
