@@ -8,8 +8,10 @@
  *    resident one exits; PoCL runs one group per worker thread).
  *  - Discovery (seed 003 Fig. 3 with a ticket or a spin lock, and wgsync's lock-free protocol,
  *    device/opencl/wgs_discovery.cl), then ROUNDS counter barriers among the participants
- *    (polling the one arrival count, or sharded: two shards that participant 0 waits for, and
- *    two replicas of the instance it publishes; device/cuda/wgsync.cuh), over LAUNCHES launches on one state: launch epochs
+ *    (polling the one arrival count after release adds, or after acq_rel adds whose result
+ *    lets the last arriver skip the poll, or sharded: two shards that participant 0 waits for,
+ *    and two replicas of the instance it publishes; device/cuda/wgsync.cuh), over LAUNCHES
+ *    launches on one state: launch epochs
  *    (device/common/wgs_layout.h), where launch E uses half E mod 2, every group clears its
  *    share of the other half, and the last group to count itself in moves E on.
  *  - The quiescence wait and the §5.4 delay change only when the closer closes: SPIN tries every
@@ -34,7 +36,8 @@
 #define PROTO 2 /* 0: ticket lock, 1: spin lock, 2: lock-free */
 #endif
 #ifndef BARRIER
-#define BARRIER 0 /* 0: poll the arrival count, 1: sharded (2 shards, 2 replicas) */
+#define BARRIER 0 /* 0: poll the arrival count, 1: sharded (2 shards, 2 replicas), 2: the
+                     count read back by the arrival, and the last arriver does not poll */
 #endif
 #ifndef LAUNCHES
 #define LAUNCHES 2
@@ -89,7 +92,7 @@ inline unlock(lh)
 
 proctype group(byte g)
 {
-  byte e, h, id = NONE, n, old, t, k;
+  byte e, h, id = NONE, n, old, t, k, made;
   atomic { slots > 0 -> slots-- }; /* resident from here */
   e = epoch;                      /* the launch epoch, read once */
   h = e % 2;
@@ -156,6 +159,15 @@ proctype group(byte g)
 #if BARRIER == 0
         atomic { arrive[h]++; arrived[k]++ };
         (arrive[h] >= n * (k + 1) - (MUTANT == 3 -> 1 : 0)); /* 3: one arrival short */
+#elif BARRIER == 2
+        /* device/cuda/wgsync.cuh, "Counter barrier", middle launches: the arrival is an acq_rel
+         * add whose result the group reads; the group whose add made n x (k + 1) does not poll,
+         * the others poll the count as above. */
+        atomic { made = arrive[h] + 1; arrive[h] = made; arrived[k]++ };
+        if
+        :: made >= n * (k + 1) - (MUTANT == 6 -> 1 : 0) -> skip /* 6: the one before also skips */
+        :: else -> (arrive[h] >= n * (k + 1))
+        fi;
 #else
         /* device/cuda/wgsync.cuh, "Counter barrier", sharded: group id adds to shard id mod 2;
          * participant 0 waits until shard j holds its groups x (k + 1), for both j, then
