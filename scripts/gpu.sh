@@ -189,11 +189,19 @@ if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and t
     timeout 200 compute-sanitizer --tool memcheck --show-backtrace device build-gpu/tests/test_team props 2>&1 |
       head -60 | tee "$R/sanitizer-props.log"; pack
   fi
-  for c in ${CASES:-bad props mp missing}; do
+  for c in ${CASES:-bad props mp procs missing}; do
     stamp "team $c"
     t=build-gpu/tests/test_team; [ $c = mp ] && t=build-gpu/tests/test_team_plain
     timeout 120 $t $c > "$R/team-$c.log" 2>&1; echo "rc=$?" >> "$R/team-$c.log"; cat "$R/team-$c.log"; pack
   done
+  if [ -z "${NO_JACOBI:-}" ]; then   # the Jacobi check (ctest team.jacobi), then its benchmark
+    stamp "jacobi check"
+    (cd build-gpu && timeout 150 ctest -R "team.jacobi" --output-on-failure) 2>&1 | tail -15 | tee "$R/jacobi-check.log"; pack
+    stamp "jacobi bench"
+    timeout ${JACOBI_LIMIT:-300} build-gpu/apps/wgsync-jacobi --bench "$R/jacobi" 2>&1 | tee "$R/jacobi-bench.log"; pack
+  fi
+  nv=$(dirname "${NCCL_ROOT:-/nonexistent}")/nvshmem   # what NVSHMEM this environment has
+  ls "$nv" "$nv/include" "$nv/lib" 2>&1 | head -30 > "$R/nvshmem-ls.txt"
   stamp done
   exit 0
 fi

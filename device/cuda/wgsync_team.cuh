@@ -1,8 +1,8 @@
 /*
  * wgsync across the GPUs of a team (device side, CUDA): one persistent kernel per GPU, launched
  * by wgs_cuda_team_launch (include/wgsync_team.h), and a team-wide grid barrier built on NCCL's
- * device API: the local grid barrier (wgsync.cuh), one group per GPU crossing NCCL's LSA barrier,
- * then the local grid barrier again.
+ * device API: every group arrives at the local counts (wgsync.cuh), one group per GPU waits for
+ * them and crosses NCCL's LSA barrier, then releases its GPU's groups.
  *
  *   __global__ void k(wgs_team_ctx *t, ...) {
  *     wgs_team_env e;
@@ -18,8 +18,9 @@
  * release at GPU scope, which group 0 of the same GPU acquires (wgsync.cuh, "Counter barrier");
  * group 0's thread then stores the next epoch in each peer's inbox with a release at system scope
  * (NCCL's ncclLsaBarrierSession::arrive, a cuda::atomic_ref store), which is cumulative over what
- * it acquired; a peer's group 0 loads it with an acquire at system scope (wait), then releases its
- * own GPU's groups through the second local grid barrier (release and acquire at GPU scope). Each
+ * it acquired; a peer's group 0 loads it with an acquire at system scope (wait) and, after a
+ * __syncthreads (CTA-scope order between its lanes), stores the crossing's number into its GPU's
+ * release word copies with a release at GPU scope, which that GPU's groups acquire. Each
  * link is a release/acquire pair whose scope contains both threads, so the chain is causality
  * order in the PTX memory model, whatever memory the write went to. tests/cuda/test_team.cu
  * checks it with writes into the peer's buffer before every barrier and reads after it.
@@ -45,7 +46,11 @@ struct wgs_team_ctx {
   ncclDevComm comm;      /* this GPU's NCCL device communicator (one LSA barrier) */
   ncclWindow_t counts;   /* the team's exchange window: participant counts, two launches' worth */
   unsigned rank, nranks; /* this GPU's rank in the team, and the team's size */
+  unsigned *release;     /* this GPU's release word, WGS_TEAM_RELEASE_LINES copies a line apart */
 };
+
+/* Copies of the release word (the groups of this GPU poll copy group_id % this many). */
+#define WGS_TEAM_RELEASE_LINES 16u
 
 struct wgs_team_env {
   wgs_env env;                 /* this GPU's participating-group environment */
@@ -53,6 +58,7 @@ struct wgs_team_env {
   unsigned rank, nranks;       /* this GPU, the team's GPUs */
   unsigned group_base;         /* team-wide id of this GPU's participant 0 */
   unsigned team_groups;        /* participating groups on every GPU of the team */
+  unsigned crossings;          /* team barriers (full or split) passed in this launch */
 };
 
 WGS_DEV unsigned wgs_team_rank(const wgs_team_env *e) { return e->rank; }
@@ -91,20 +97,82 @@ WGS_DEV void wgs__team_cross(wgs_team_env *e, unsigned site)
 #endif
 }
 
-/* Team grid barrier: local barrier, group 0 of each GPU crosses, local barrier. */
+WGS_DEV unsigned *wgs__team_release_word(const wgs_team_env *e, unsigned copy)
+{
+  return e->t->release + copy * WGS_LINE_WORDS;
+}
+
+/*
+ * Split team barrier. Arrive is the local split arrive (wgsync.cuh): the group's writes are
+ * released at GPU scope to this GPU's counts. Wait: group 0 waits for every group of its GPU to
+ * have arrived (the local counter wait, its acquire), crosses the LSA barrier with the other GPUs'
+ * groups 0 (release and acquire at system scope), then stores the crossing's number into this
+ * GPU's release word copies with a release at GPU scope; every other group polls one copy and
+ * acquires. One local count and one broadcast per team barrier, not two local grid barriers.
+ * Every block alternates arrive and wait, as with wgs_grid_arrive / wgs_grid_wait, and the two
+ * may be mixed freely with local grid barriers (which count the same arrivals).
+ */
+WGS_DEV void wgs__team_arrive(wgs_team_env *e, unsigned site) { wgs__grid_arrive(&e->env, site); }
+WGS_DEV void wgs__team_wait(wgs_team_env *e, unsigned site)
+{
+  wgs_env *env = &e->env;
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->s == nullptr || !env->participating) { /* as wgs__grid_wait (the arrive reported) */
+    __syncthreads();
+    return;
+  }
+#endif
+  unsigned want = e->crossings + 1u; /* group 0 set the copies to 0 in wgs_team_discover */
+  if (env->split_state != 1u) {
+    wgs__misuse(env, site); /* waited without arriving */
+  } else if (env->participating) {
+    if (env->group_id == 0u) {
+      wgs__counter_wait(env, site, 0u); /* every group of this GPU has arrived: acquired */
+      __syncthreads();                  /* ... by the polling lanes, carried to the block */
+      wgs__team_cross(e, site);         /* cumulative: releases what was acquired above */
+      __syncthreads();                  /* the crossing's acquires, before the copies' release */
+      if (threadIdx.x < WGS_TEAM_RELEASE_LINES)
+        wgs__st_rel(wgs__team_release_word(e, threadIdx.x), want);
+    } else if (threadIdx.x == 0u) {
+      wgs__poll_until(env, wgs__team_release_word(e, env->group_id % WGS_TEAM_RELEASE_LINES), want,
+                      site);
+    }
+  }
+  __syncthreads(); /* the poller's acquire, carried to the block */
+  env->split_state = 0u;
+  env->counted++;
+  env->instance++;
+  e->crossings++;
+}
+#define wgs_team_arrive(e) wgs__team_arrive((e), (unsigned)__LINE__)
+#define wgs_team_wait(e) wgs__team_wait((e), (unsigned)__LINE__)
+
+/* Team grid barrier: the split barrier's arrive and wait back to back. */
 WGS_DEV void wgs__team_barrier(wgs_team_env *e, unsigned site)
+{
+  wgs__team_arrive(e, site);
+  wgs__team_wait(e, site);
+}
+#define wgs_team_barrier(e) wgs__team_barrier((e), (unsigned)__LINE__)
+
+/* The first design, kept for wgs_team_discover (which must order the release copies' reset
+ * before any group's first wait) and measured beside the shipped one (tests/cuda/test_team.cu,
+ * mp): a local grid barrier, group 0's crossing, a local grid barrier. Two local counts per team
+ * barrier: 5.49 us at 1056 x 256 per GPU on 2 H200s (bench/results/h200x2-team-2026-11-23). */
+WGS_DEV void wgs__team_barrier_twice(wgs_team_env *e, unsigned site)
 {
   wgs__grid_barrier(&e->env, site);
   if (e->env.participating && e->env.group_id == 0u)
     wgs__team_cross(e, site);
   wgs__grid_barrier(&e->env, site);
 }
-#define wgs_team_barrier(e) wgs__team_barrier((e), (unsigned)__LINE__)
 
 /* Discovery on this GPU (wgs_discover), then the team's ids: each GPU's group 0 writes its
- * participant count into every GPU's counts window (slot [launch parity][rank]), a team barrier,
- * then every group adds up the counts. The slots alternate with the launch epoch's parity, so a
- * GPU already in the next team launch cannot overwrite a count a slower GPU has yet to read. */
+ * participant count into every GPU's counts window (slot [launch parity][rank]) and sets this
+ * GPU's release copies to 0; a local grid barrier, group 0's crossing, a local grid barrier
+ * (after which every group sees the copies at 0 and the counts of every GPU), then every group
+ * adds up the counts. The slots alternate with the launch epoch's parity, so a GPU already in
+ * the next team launch cannot overwrite a count a slower GPU has yet to read. */
 WGS_DEV int wgs__team_discover(wgs_team_ctx *t, wgs_team_env *e, unsigned site)
 {
   int part = wgs__discover(t->state, &e->env, site);
@@ -113,13 +181,18 @@ WGS_DEV int wgs__team_discover(wgs_team_ctx *t, wgs_team_env *e, unsigned site)
   e->nranks = t->nranks;
   e->group_base = 0u;
   e->team_groups = 0u;
+  e->crossings = 0u;
   if (!part)
     return 0;
   unsigned parity = (unsigned)(e->env.s - wgs__glob(e->env.s)) != WGS_HALF(e->env.max_groups, 0u);
   size_t slot = ((size_t)parity * WGS_TEAM_MAX_GPUS + t->rank) * sizeof(unsigned);
-  if (e->env.group_id == 0u && threadIdx.x < t->nranks)
-    *(volatile unsigned *)ncclGetLsaPointer(t->counts, slot, (int)threadIdx.x) = e->env.num_groups;
-  wgs__team_barrier(e, site);
+  if (e->env.group_id == 0u) {
+    if (threadIdx.x < t->nranks)
+      *(volatile unsigned *)ncclGetLsaPointer(t->counts, slot, (int)threadIdx.x) = e->env.num_groups;
+    if (threadIdx.x < WGS_TEAM_RELEASE_LINES)
+      wgs__st_rlx(wgs__team_release_word(e, threadIdx.x), 0u);
+  }
+  wgs__team_barrier_twice(e, site);
   const unsigned *mine = (const unsigned *)ncclGetLocalPointer(t->counts, 0);
   for (unsigned r = 0; r < t->nranks; ++r) {
     unsigned c = ((const volatile unsigned *)mine)[parity * WGS_TEAM_MAX_GPUS + r];

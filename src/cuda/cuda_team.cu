@@ -16,8 +16,11 @@
 
 #define WGS_TEAM_MAX_BUFFERS 16
 
+/* The GPUs of this process are local index i = 0..n-1, team rank first + i: every rank of the
+ * team when made by wgs_cuda_team_create, one when made from a communicator. */
 struct wgs_cuda_team {
-  int n;
+  int n, first, nranks;
+  int own_comms; /* made by ncclCommInitAll (destroyed with the team), not the user's */
   int dev[WGS_TEAM_MAX_GPUS];
   ncclComm_t comm[WGS_TEAM_MAX_GPUS];
   ncclDevComm dcomm[WGS_TEAM_MAX_GPUS];
@@ -25,6 +28,7 @@ struct wgs_cuda_team {
   cudaStream_t stream[WGS_TEAM_MAX_GPUS];
   wgs_cuda_state_t *st[WGS_TEAM_MAX_GPUS];
   wgs_team_ctx *ctx[WGS_TEAM_MAX_GPUS]; /* device copies */
+  unsigned *release[WGS_TEAM_MAX_GPUS];  /* the release word copies (wgs_team_ctx::release) */
   /* windows: [0] the participant counts, then the user's (wgs_cuda_team_alloc) */
   int nbuf;
   void *buf[WGS_TEAM_MAX_BUFFERS][WGS_TEAM_MAX_GPUS];
@@ -35,7 +39,7 @@ static int team_cuda_fail(const char *what, int rank, cudaError_t e)
 {
   cudaGetLastError();
   return wgs__fail(e == cudaErrorMemoryAllocation ? WGS_ENOMEM : WGS_EBACKEND,
-                   "team GPU %d: %s failed: %s (%s)", rank, what, cudaGetErrorName(e),
+                   "team GPU (local %d): %s failed: %s (%s)", rank, what, cudaGetErrorName(e),
                    cudaGetErrorString(e));
 }
 static int team_nccl_fail(const char *what, ncclResult_t r)
@@ -71,9 +75,10 @@ static int team_window(wgs_cuda_team_t *t, size_t bytes, void **local, ncclWindo
   return WGS_OK;
 }
 
+/* Everything past the communicators: device communicators, the counts window, states, streams,
+ * the release words and each GPU's context. */
 static int team_setup(wgs_cuda_team_t *t, uint32_t max_groups)
 {
-  NCK(ncclCommInitAll(t->comm, t->n, t->dev));
   ncclDevCommRequirements reqs;
   memset(&reqs, 0, sizeof reqs);
   reqs.lsaBarrierCount = 1; /* wgs_team_barrier's crossing uses barrier 0 */
@@ -83,10 +88,10 @@ static int team_setup(wgs_cuda_team_t *t, uint32_t max_groups)
   NCK(ncclGroupEnd());
   t->dcomm_made = 1;
   for (int r = 0; r < t->n; ++r) {
-    if (t->dcomm[r].lsaSize != t->n)
+    if (t->dcomm[r].lsaSize != t->nranks)
       return wgs__fail(WGS_EUNSUPPORTED, "team: GPU %d reaches %d of the team's %d GPUs by load/store "
                        "(NVLink or PCIe peer access is needed between every pair)",
-                       t->dev[r], t->dcomm[r].lsaSize, t->n);
+                       t->dev[r], t->dcomm[r].lsaSize, t->nranks);
   }
   int rc = team_window(t, 4096, t->buf[0], t->win[0]);
   if (rc != WGS_OK)
@@ -99,14 +104,17 @@ static int team_setup(wgs_cuda_team_t *t, uint32_t max_groups)
       wgs__fail_append(" (team GPU)");
       return rc;
     }
+    TCK(r, cudaSetDevice(t->dev[r]));
+    TCK(r, cudaMalloc((void **)&t->release[r], WGS_TEAM_RELEASE_LINES * WGS_LINE_WORDS * sizeof(unsigned)));
+    TCK(r, cudaMemset(t->release[r], 0, WGS_TEAM_RELEASE_LINES * WGS_LINE_WORDS * sizeof(unsigned)));
     wgs_team_ctx c;
     memset(&c, 0, sizeof c);
     c.state = wgs_cuda_state_device_ptr(t->st[r]);
     c.comm = t->dcomm[r];
     c.counts = t->win[0][r];
-    c.rank = (unsigned)r;
-    c.nranks = (unsigned)t->n;
-    TCK(r, cudaSetDevice(t->dev[r]));
+    c.rank = (unsigned)(t->first + r);
+    c.nranks = (unsigned)t->nranks;
+    c.release = t->release[r];
     TCK(r, cudaMalloc((void **)&t->ctx[r], sizeof c));
     TCK(r, cudaMemcpy(t->ctx[r], &c, sizeof c, cudaMemcpyHostToDevice));
   }
@@ -131,6 +139,8 @@ extern "C" int wgs_cuda_team_create(int ndev, const int *devices, uint32_t max_g
   if (!t)
     return wgs__fail(WGS_ENOMEM, "wgs_cuda_team_create: out of memory");
   t->n = ndev;
+  t->first = 0;
+  t->nranks = ndev;
   for (int r = 0; r < ndev; ++r) {
     t->dev[r] = devices ? devices[r] : r;
     if (t->dev[r] < 0 || t->dev[r] >= have) {
@@ -147,6 +157,42 @@ extern "C" int wgs_cuda_team_create(int ndev, const int *devices, uint32_t max_g
                          "and %d); a team has one rank per GPU", d, q, r);
       }
   }
+  ncclResult_t nr = ncclCommInitAll(t->comm, t->n, t->dev);
+  if (nr != ncclSuccess) {
+    memset(t->comm, 0, sizeof t->comm);
+    free(t);
+    return team_nccl_fail("ncclCommInitAll", nr);
+  }
+  t->own_comms = 1;
+  int rc = team_setup(t, max_groups);
+  if (rc != WGS_OK) {
+    wgs_cuda_team_release(t);
+    return rc;
+  }
+  *out = t;
+  return WGS_OK;
+}
+
+extern "C" int wgs_cuda_team_from_comm(ncclComm_t comm, uint32_t max_groups, wgs_cuda_team_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(comm);
+  int dev = -1, rank = -1, count = 0;
+  NCK(ncclCommCuDevice(comm, &dev));
+  NCK(ncclCommUserRank(comm, &rank));
+  NCK(ncclCommCount(comm, &count));
+  if (count < 1 || count > (int)WGS_TEAM_MAX_GPUS)
+    return wgs__fail(WGS_ELIMIT, "wgs_cuda_team_from_comm: the communicator has %d ranks; a team "
+                     "has 1 to %u", count, WGS_TEAM_MAX_GPUS);
+  wgs_cuda_team_t *t = (wgs_cuda_team_t *)calloc(1, sizeof *t);
+  if (!t)
+    return wgs__fail(WGS_ENOMEM, "wgs_cuda_team_from_comm: out of memory");
+  t->n = 1;
+  t->first = rank;
+  t->nranks = count;
+  t->dev[0] = dev;
+  t->comm[0] = comm; /* the user's: not destroyed with the team */
   int rc = team_setup(t, max_groups);
   if (rc != WGS_OK) {
     wgs_cuda_team_release(t);
@@ -186,28 +232,32 @@ extern "C" void wgs_cuda_team_release(wgs_cuda_team_t *t)
         ncclMemFree(t->buf[b][r]);
     if (t->ctx[r])
       cudaFree(t->ctx[r]);
+    if (t->release[r])
+      cudaFree(t->release[r]);
     wgs_cuda_state_release(t->st[r]);
     if (t->stream[r])
       cudaStreamDestroy(t->stream[r]);
-    if (t->comm[r])
+    if (t->comm[r] && t->own_comms)
       ncclCommDestroy(t->comm[r]);
   }
   cudaGetLastError();
   free(t);
 }
 
-extern "C" int wgs_cuda_team_size(const wgs_cuda_team_t *t) { return t ? t->n : 0; }
-extern "C" int wgs_cuda_team_device(const wgs_cuda_team_t *t, int rank)
+extern "C" int wgs_cuda_team_size(const wgs_cuda_team_t *t) { return t ? t->nranks : 0; }
+extern "C" int wgs_cuda_team_local_size(const wgs_cuda_team_t *t) { return t ? t->n : 0; }
+extern "C" int wgs_cuda_team_first_rank(const wgs_cuda_team_t *t) { return t ? t->first : -1; }
+extern "C" int wgs_cuda_team_device(const wgs_cuda_team_t *t, int i)
 {
-  return t && rank >= 0 && rank < t->n ? t->dev[rank] : -1;
+  return t && i >= 0 && i < t->n ? t->dev[i] : -1;
 }
-extern "C" cudaStream_t wgs_cuda_team_stream(const wgs_cuda_team_t *t, int rank)
+extern "C" cudaStream_t wgs_cuda_team_stream(const wgs_cuda_team_t *t, int i)
 {
-  return t && rank >= 0 && rank < t->n ? t->stream[rank] : NULL;
+  return t && i >= 0 && i < t->n ? t->stream[i] : NULL;
 }
-extern "C" ncclComm_t wgs_cuda_team_comm(const wgs_cuda_team_t *t, int rank)
+extern "C" ncclComm_t wgs_cuda_team_comm(const wgs_cuda_team_t *t, int i)
 {
-  return t && rank >= 0 && rank < t->n ? t->comm[rank] : NULL;
+  return t && i >= 0 && i < t->n ? t->comm[i] : NULL;
 }
 
 extern "C" int wgs_cuda_team_alloc(wgs_cuda_team_t *t, size_t bytes, void **local, ncclWindow_t *win)
@@ -265,8 +315,9 @@ extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void
     cudaSetDevice(t->dev[r]);
     rc = wgs_cuda_launch_async(t->st[r], kernel, a, num_args + 1, shared_bytes, t->stream[r], &one);
     if (rc != WGS_OK)
-      wgs__fail_append(r == 0 ? " (team GPU rank 0)" : " (team GPU rank > 0; the GPUs before it "
-                                                       "were launched and are waited for)");
+      wgs__fail_append(r == 0 ? " (the team's first local GPU)"
+                              : " (a later local GPU of the team; the GPUs before it were launched "
+                                "and are waited for)");
     else
       launched++;
   }
@@ -276,7 +327,7 @@ extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void
     int rr = wgs_cuda_state_result(t->st[r], t->stream[r], res ? &res[r] : &one);
     if (rr != WGS_OK && rc == WGS_OK) {
       char where[64];
-      snprintf(where, sizeof where, " (team GPU rank %d, device %d)", r, t->dev[r]);
+      snprintf(where, sizeof where, " (team GPU rank %d, device %d)", t->first + r, t->dev[r]);
       wgs__fail_append(where);
       rc = rr;
     }
