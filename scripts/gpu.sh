@@ -201,7 +201,7 @@ if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and t
     timeout ${JACOBI_LIMIT:-300} build-gpu/apps/wgsync-jacobi --bench "$R/jacobi" 2>&1 | tee "$R/jacobi-bench.log"; pack
   fi
   nv=$(dirname "${NCCL_ROOT:-/nonexistent}")/nvshmem   # what NVSHMEM this environment has
-  ls "$nv" "$nv/include" "$nv/lib" 2>&1 | head -30 > "$R/nvshmem-ls.txt"
+  ls "$nv" "$nv/include" "$nv/lib" 2>&1 | head -40 > "$R/nvshmem-ls.txt"; pack
   stamp done
   exit 0
 fi

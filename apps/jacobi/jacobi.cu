@@ -16,6 +16,7 @@
  *               on the same streams (cudaMemcpyAsync on one GPU); the host waits once at the end
  *   p2p         the host loop with halos stored by the kernel into the neighbours' buffers (peer
  *               access), the GPUs ordered by events (each stream waits for its neighbours')
+ *   persistent-48  the persistent form without its register bound (measured beside it)
  *
  *   wgsync-jacobi [--gpus N] [--size NXxNY] [--iters K] [--forms persistent,nccl,p2p]
  *                 [--runs R] [--local-size T] [--no-check] [--csv FILE]
@@ -45,15 +46,16 @@
 
 /* Rows 1..rows of dst from src (each rows+2 rows of nx floats); row 1 also into top_halo (the
  * GPU above's halo row below its rows), row `rows` also into bot_halo (the GPU below's row 0),
- * when given. Cells numbered from i0 by stride. */
+ * when given. Cells numbered from i0 by stride (rows x (nx-2) < 2^32, checked by the host); the
+ * cell's column and row advance by adding, not dividing (a division per cell cost the
+ * persistent form a third of its step time at 8192^2 on the H200). */
 __device__ __forceinline__ void jacobi_rows(const float *__restrict__ src, float *__restrict__ dst,
                                             unsigned rows, unsigned nx, float *top_halo,
-                                            float *bot_halo, size_t i0, size_t stride)
+                                            float *bot_halo, unsigned i0, unsigned stride)
 {
-  unsigned w = nx - 2u;
-  size_t cells = (size_t)rows * w;
-  for (size_t i = i0; i < cells; i += stride) {
-    unsigned y = (unsigned)(i / w) + 1u, x = (unsigned)(i % w) + 1u;
+  unsigned w = nx - 2u, cells = rows * w;
+  unsigned y = i0 / w + 1u, x = i0 % w + 1u, dy = stride / w, dx = stride % w;
+  for (unsigned i = i0; i < cells; i += stride) {
     size_t c = (size_t)y * nx + x;
     float v = 0.25f * (((src[c - 1] + src[c + 1]) + src[c - nx]) + src[c + nx]);
     dst[c] = v;
@@ -61,6 +63,12 @@ __device__ __forceinline__ void jacobi_rows(const float *__restrict__ src, float
       top_halo[x] = v;
     if (y == rows && bot_halo)
       bot_halo[x] = v;
+    x += dx;
+    y += dy;
+    if (x > w) {
+      x -= w;
+      y++;
+    }
   }
 }
 
@@ -68,12 +76,13 @@ struct part {
   unsigned rows, top, bot, top_rows; /* own rows; neighbour ranks; the top neighbour's rows */
 };
 
-__global__ void k_persistent(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb, float *a, float *b,
-                             part p, unsigned nx, unsigned iters)
+template <int Unused>
+__device__ __forceinline__ void persistent_body(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb,
+                                                float *a, float *b, part p, unsigned nx, unsigned iters)
 {
   wgs_team_env e;
   if (wgs_team_discover(t, &e)) {
-    size_t i0 = wgs_get_global_id(&e.env), stride = wgs_get_global_size(&e.env);
+    unsigned i0 = (unsigned)wgs_get_global_id(&e.env), stride = (unsigned)wgs_get_global_size(&e.env);
     size_t top_off = (size_t)(p.top_rows + 1u) * nx * sizeof(float);
     for (unsigned it = 0; it < iters; ++it) {
       bool even = (it & 1u) == 0u;
@@ -85,12 +94,26 @@ __global__ void k_persistent(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb, 
     }
   }
 }
+/* 32 registers at most: 8 groups of 256 per SM. The form "persistent-48" is the same kernel as
+ * the compiler first built it (48 registers: discovery finds 5 groups of 256 per SM); the step
+ * is bound by memory, so the bench keeps both side by side (bench/results/h200x2-team-2026-11-24). */
+__global__ void __launch_bounds__(1024, 2) k_persistent(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb,
+                                                        float *a, float *b, part p, unsigned nx,
+                                                        unsigned iters)
+{
+  persistent_body<0>(t, wa, wb, a, b, p, nx, iters);
+}
+__global__ void k_persistent_48(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb, float *a, float *b,
+                                part p, unsigned nx, unsigned iters)
+{
+  persistent_body<1>(t, wa, wb, a, b, p, nx, iters);
+}
 
 __global__ void k_step(const float *src, float *dst, unsigned rows, unsigned nx, float *top_halo,
                        float *bot_halo)
 {
-  jacobi_rows(src, dst, rows, nx, top_halo, bot_halo, (size_t)blockIdx.x * blockDim.x + threadIdx.x,
-              (size_t)gridDim.x * blockDim.x);
+  jacobi_rows(src, dst, rows, nx, top_halo, bot_halo, blockIdx.x * blockDim.x + threadIdx.x,
+              gridDim.x * blockDim.x);
 }
 
 /* ---- host ------------------------------------------------------------------------------- */
@@ -223,7 +246,7 @@ static int run_form(runner &R, const std::string &f, unsigned iters, double *us)
     CU(cudaDeviceSynchronize());
   }
   double t0 = now_us();
-  if (f == "persistent") {
+  if (f == "persistent" || f == "persistent-48") {
     std::vector<std::vector<void *>> a(n);
     std::vector<void **> args(n);
     for (unsigned r = 0; r < n; ++r) {
@@ -233,7 +256,8 @@ static int run_form(runner &R, const std::string &f, unsigned iters, double *us)
     wgs_launch_config c;
     wgs_launch_config_init(&c);
     c.local_size = R.local_size;
-    if (wgs_cuda_team_launch(R.team, (const void *)k_persistent, args.data(), 8, 0, &c, NULL) != WGS_OK)
+    const void *k = f == "persistent" ? (const void *)k_persistent : (const void *)k_persistent_48;
+    if (wgs_cuda_team_launch(R.team, k, args.data(), 8, 0, &c, NULL) != WGS_OK)
       return fail("persistent launch", wgs_last_error());
   } else {
     for (unsigned it = 0; it < iters; ++it) {
@@ -328,7 +352,7 @@ static int setup(runner &R, wgs_cuda_team_t *team, unsigned nx, unsigned ny, uns
   size_t maxbytes = 0;
   for (unsigned r = 0; r < n; ++r)
     maxbytes = std::max(maxbytes, (size_t)(R.P.parts[r].rows + 2) * nx * 4);
-  if (form == "persistent") {
+  if (form == "persistent" || form == "persistent-48") {
     /* one window size on every GPU (a symmetric registration): the largest part's */
     std::vector<void *> la(n), lb(n);
     if (wgs_cuda_team_alloc(team, maxbytes, la.data(), R.wa.data()) != WGS_OK ||
@@ -481,7 +505,7 @@ static int bench(const char *dir, unsigned gpus, unsigned runs, unsigned local_s
 {
   if (mkdir(dir, 0777) != 0 && errno != EEXIST)
     return fail(dir, strerror(errno));
-  std::vector<std::string> forms = {"persistent", "nccl", "p2p"};
+  std::vector<std::string> forms = {"persistent", "persistent-48", "nccl", "p2p"};
   std::vector<result> res;
   int rc = 0;
   /* weak: ny rows per GPU; strong: ny rows in all */
@@ -561,8 +585,9 @@ int main(int argc, char **argv)
                            "of 32 from 32 to 1024\n"), 2;
   std::vector<std::string> fl = split_list(forms);
   for (const std::string &f : fl)
-    if (f != "persistent" && f != "nccl" && f != "p2p")
-      return fprintf(stderr, "wgsync-jacobi: unknown form '%s'; expected persistent, nccl or p2p\n", f.c_str()), 2;
+    if (f != "persistent" && f != "persistent-48" && f != "nccl" && f != "p2p")
+      return fprintf(stderr, "wgsync-jacobi: unknown form '%s'; expected persistent, nccl or p2p (or "
+                     "persistent-48)\n", f.c_str()), 2;
   int have = 0;
   if (cudaGetDeviceCount(&have) != cudaSuccess || have < 1) {
     printf("SKIP: wgsync-jacobi needs a CUDA device; none found\n");
@@ -578,6 +603,9 @@ int main(int argc, char **argv)
     ny = 1024 * gpus;
   if (ny < gpus)
     return fprintf(stderr, "wgsync-jacobi: %u rows cannot be split over %u GPUs\n", ny, gpus), 2;
+  if ((double)(ny / gpus + 1) * (nx - 2) >= 4294967296.0)
+    return fprintf(stderr, "wgsync-jacobi: %ux%u is %g cells per GPU; at most 2^32 (use more GPUs)\n",
+                   nx, ny, (double)(ny / gpus + 1) * (nx - 2)), 2;
   std::vector<result> res;
   int rc = measure(gpus, nx, ny, iters, runs, local_size, fl, check, res);
   print_table(stdout, res);

@@ -126,7 +126,9 @@ WGS_DEV void wgs__team_wait(wgs_team_env *e, unsigned site)
   if (env->split_state != 1u) {
     wgs__misuse(env, site); /* waited without arriving */
   } else if (env->participating) {
-    if (env->group_id == 0u) {
+    if (e->nranks == 1u) {
+      wgs__counter_wait(env, site, 0u); /* a team of one: the local split barrier's wait */
+    } else if (env->group_id == 0u) {
       wgs__counter_wait(env, site, 0u); /* every group of this GPU has arrived: acquired */
       __syncthreads();                  /* ... by the polling lanes, carried to the block */
       wgs__team_cross(e, site);         /* cumulative: releases what was acquired above */
@@ -147,7 +149,9 @@ WGS_DEV void wgs__team_wait(wgs_team_env *e, unsigned site)
 #define wgs_team_arrive(e) wgs__team_arrive((e), (unsigned)__LINE__)
 #define wgs_team_wait(e) wgs__team_wait((e), (unsigned)__LINE__)
 
-/* Team grid barrier: the split barrier's arrive and wait back to back. */
+/* Team grid barrier: the split barrier's arrive and wait back to back (a team of one GPU has
+ * nothing to cross: its wait is the local one; 1 GPU, Jacobi 1024^2: 6.15 us an iteration with
+ * the crossing, against 5.26 for the host loop; bench/results/h200x2-team-2026-11-24). */
 WGS_DEV void wgs__team_barrier(wgs_team_env *e, unsigned site)
 {
   wgs__team_arrive(e, site);

@@ -59,7 +59,7 @@ __global__ void k_props(wgs_team_ctx *t, unsigned *seen, unsigned *info)
  * r % 2, team barrier, then reads its own buffer's slot written by the previous GPU. split: the
  * barrier is wgs_team_arrive, work on this GPU's own scratch words, wgs_team_wait, and a local
  * grid barrier follows every other round (the two kinds count the same arrivals). */
-__global__ void k_mp(wgs_team_ctx *t, ncclWindow_t win, unsigned *mine, unsigned rounds, unsigned slots,
+__global__ void __launch_bounds__(1024) k_mp(wgs_team_ctx *t, ncclWindow_t win, unsigned *mine, unsigned rounds, unsigned slots,
                      unsigned *bad, unsigned split)
 {
   wgs_team_env e;
