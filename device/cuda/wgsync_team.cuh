@@ -26,8 +26,8 @@
  * checks it with writes into the peer's buffer before every barrier and reads after it.
  *
  * NCCL 2.28's LSA wait spins without bound. Checked builds (WGS_CHECKED) therefore wait on the
- * same inboxes with wgsync's bounded spin, and a GPU that never arrives is reported on the waiting
- * GPU as a grid-barrier timeout of group 0 (every other group then reports group 0 missing).
+ * same inboxes with wgsync's bounded spin: a GPU that never arrives is reported on the waiting
+ * GPU as a grid-barrier timeout, and the host's error names the team ranks that did not cross.
  */
 #ifndef WGSYNC_TEAM_CUH
 #define WGSYNC_TEAM_CUH
@@ -46,7 +46,8 @@ struct wgs_team_ctx {
   ncclDevComm comm;      /* this GPU's NCCL device communicator (one LSA barrier) */
   ncclWindow_t counts;   /* the team's exchange window: participant counts, two launches' worth */
   unsigned rank, nranks; /* this GPU's rank in the team, and the team's size */
-  unsigned *release;     /* this GPU's release word, WGS_TEAM_RELEASE_LINES copies a line apart */
+  unsigned *release;     /* this GPU's release word, WGS_TEAM_RELEASE_LINES copies a line apart,
+                            then a line for checked builds' report (wgs__team_missing) */
 };
 
 /* Copies of the release word (the groups of this GPU poll copy group_id % this many). */
@@ -73,6 +74,13 @@ WGS_DEV void *wgs_team_peer_ptr(const wgs_team_env *e, ncclWindow_t w, size_t of
   return ncclGetLsaPointer(w, offset, (int)peer);
 }
 
+/* Checked builds: the team ranks this GPU's crossing gave up waiting for, a bit each (64 bits, the
+ * line after the release word copies; read and cleared by the host after a failed launch). */
+WGS_DEV unsigned *wgs__team_missing(const wgs_team_env *e)
+{
+  return e->t->release + WGS_TEAM_RELEASE_LINES * WGS_LINE_WORDS;
+}
+
 /* Group 0's crossing: NCCL's LSA barrier among the team's GPUs (every thread of group 0). */
 WGS_DEV void wgs__team_cross(wgs_team_env *e, unsigned site)
 {
@@ -86,8 +94,11 @@ WGS_DEV void wgs__team_cross(wgs_team_env *e, unsigned site)
     wgs__spin sp;
     wgs__spin_init(&sp);
     while (inbox.load(cuda::memory_order_acquire) - (s.epoch + 1u) > (uint32_t(-1) >> 1))
-      if (wgs__wait_gave_up(&e->env, &sp, site))
+      if (wgs__wait_gave_up(&e->env, &sp, site)) {
+        /* the host names the GPUs that had not crossed (wgs_cuda_team_launch) */
+        atomicOr(wgs__team_missing(e) + peer / 32, 1u << (peer % 32));
         break;
+      }
   }
   s.epoch += 1u;
   __syncthreads();

@@ -105,8 +105,10 @@ static int team_setup(wgs_cuda_team_t *t, uint32_t max_groups)
       return rc;
     }
     TCK(r, cudaSetDevice(t->dev[r]));
-    TCK(r, cudaMalloc((void **)&t->release[r], WGS_TEAM_RELEASE_LINES * WGS_LINE_WORDS * sizeof(unsigned)));
-    TCK(r, cudaMemset(t->release[r], 0, WGS_TEAM_RELEASE_LINES * WGS_LINE_WORDS * sizeof(unsigned)));
+    /* the release word copies, then a line for the missing ranks (wgs__team_missing) */
+    size_t rb = (WGS_TEAM_RELEASE_LINES + 1u) * WGS_LINE_WORDS * sizeof(unsigned);
+    TCK(r, cudaMalloc((void **)&t->release[r], rb));
+    TCK(r, cudaMemset(t->release[r], 0, rb));
     wgs_team_ctx c;
     memset(&c, 0, sizeof c);
     c.state = wgs_cuda_state_device_ptr(t->st[r]);
@@ -279,6 +281,28 @@ extern "C" int wgs_cuda_team_alloc(wgs_cuda_team_t *t, size_t bytes, void **loca
   return rc;
 }
 
+/* After a failed launch on local GPU i: the team ranks its crossing gave up waiting for (checked
+ * builds record them), appended to the error and cleared. */
+static void team_append_missing(wgs_cuda_team_t *t, int i)
+{
+  unsigned m[2] = {0, 0};
+  unsigned *at = t->release[i] + WGS_TEAM_RELEASE_LINES * WGS_LINE_WORDS;
+  if (cudaMemcpy(m, at, sizeof m, cudaMemcpyDeviceToHost) != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  if (!m[0] && !m[1])
+    return;
+  char msg[256];
+  int len = snprintf(msg, sizeof msg, "; team GPU rank %d waited for rank", t->first + i);
+  for (int q = 0; q < 64 && len < (int)sizeof msg - 8; ++q)
+    if (m[q / 32] >> (q % 32) & 1u)
+      len += snprintf(msg + len, sizeof msg - len, " %d", q);
+  snprintf(msg + len, sizeof msg - len, ", which never reached the team barrier");
+  wgs__fail_append(msg);
+  cudaMemset(at, 0, sizeof m);
+}
+
 extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void **const *args,
                                     unsigned num_args, size_t shared_bytes,
                                     const wgs_launch_config *cfg, wgs_launch_result *res)
@@ -329,6 +353,7 @@ extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void
       char where[64];
       snprintf(where, sizeof where, " (team GPU rank %d, device %d)", t->first + r, t->dev[r]);
       wgs__fail_append(where);
+      team_append_missing(t, r);
       rc = rr;
     }
   }

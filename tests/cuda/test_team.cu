@@ -340,6 +340,9 @@ static int t_missing(int n)
   rc = wgs_cuda_team_launch(t, (const void *)k_missing, args.data(), 2, 0, &c, NULL);
   printf("a GPU that leaves before a team barrier: %s: %s\n", wgs_strerror(rc), wgs_last_error());
   CHECK(rc == WGS_EDEADLOCK, "expected WGS_EDEADLOCK");
+  char want[64];
+  snprintf(want, sizeof want, "waited for rank %u, which never reached", leaver);
+  CHECK(strstr(wgs_last_error(), want), "the error names the GPU that left (\"%s\")", want);
   wgs_cuda_team_release(t);
   printf("PASS missing\n");
   return 0;
