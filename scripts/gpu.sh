@@ -55,7 +55,7 @@ if [ -n "${NCCL_ROOT:-}" ]; then
   echo "NCCL: $NCCL_ROOT ($(grep -E 'define NCCL_(MAJOR|MINOR|PATCH) ' $NCCL_ROOT/include/nccl.h | awk '{printf "%s.", $3}'))"
   export LD_LIBRARY_PATH=$NCCL_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
-cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
+cmake -S . -B build-gpu -UNCCL_LIBRARY -UNCCL_INCLUDE_DIR -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
   cmake --build build-gpu -j16 2>&1 | grep -E "error|warning|Built target" || { echo "BUILD FAILED"; exit 1; }
 W=build-gpu/cli/wgsync
 $W devices

@@ -123,6 +123,22 @@ static int team_setup(wgs_cuda_team_t *t, uint32_t max_groups)
   return WGS_OK;
 }
 
+/* The kernels hold NCCL's device structures as built from nccl_device.h; the library that runs
+ * must be that version (another libnccl.so.2 first on the library path made the team kernels
+ * fault with illegal addresses, 2 x H200, 2026-11-24). */
+static int team_check_nccl(const char *who)
+{
+  int v = 0;
+  NCK(ncclGetVersion(&v));
+  if (v != NCCL_VERSION_CODE)
+    return wgs__fail(WGS_EBACKEND, "%s: wgsync was built with NCCL %d.%d.%d (nccl_device.h) but the "
+                     "libnccl loaded now is %d.%d.%d; the device API's structures differ between "
+                     "versions: put the NCCL wgsync was built with first on the library path "
+                     "(LD_LIBRARY_PATH)", who, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, v / 10000,
+                     v / 100 % 100, v % 100);
+  return WGS_OK;
+}
+
 extern "C" int wgs_cuda_team_create(int ndev, const int *devices, uint32_t max_groups,
                                     wgs_cuda_team_t **out)
 {
@@ -131,6 +147,9 @@ extern "C" int wgs_cuda_team_create(int ndev, const int *devices, uint32_t max_g
   if (ndev < 1 || ndev > (int)WGS_TEAM_MAX_GPUS)
     return wgs__fail(WGS_EINVAL, "wgs_cuda_team_create: %d GPUs; expected 1 to %u", ndev,
                      WGS_TEAM_MAX_GPUS);
+  int rc0 = team_check_nccl("wgs_cuda_team_create");
+  if (rc0 != WGS_OK)
+    return rc0;
   int have = 0;
   cudaError_t e = cudaGetDeviceCount(&have);
   if (e != cudaSuccess) {
@@ -180,6 +199,9 @@ extern "C" int wgs_cuda_team_from_comm(ncclComm_t comm, uint32_t max_groups, wgs
   WGS__REQUIRE(out);
   *out = NULL;
   WGS__REQUIRE(comm);
+  int rc0 = team_check_nccl("wgs_cuda_team_from_comm");
+  if (rc0 != WGS_OK)
+    return rc0;
   int dev = -1, rank = -1, count = 0;
   NCK(ncclCommCuDevice(comm, &dev));
   NCK(ncclCommUserRank(comm, &rank));
