@@ -51,11 +51,16 @@ if [ -z "${NCCL_ROOT:-}" ]; then
     [ -f "$d/nvidia/nccl/include/nccl_device.h" ] && { export NCCL_ROOT=$d/nvidia/nccl; break; }
   done
 fi
+# NVSHMEM (the Jacobi anchor): beside that NCCL, when there
+if [ -z "${NVSHMEM_ROOT:-}" ] && [ -n "${NCCL_ROOT:-}" ] && [ -f "$(dirname "$NCCL_ROOT")/nvshmem/include/nvshmem.h" ]; then
+  export NVSHMEM_ROOT=$(dirname "$NCCL_ROOT")/nvshmem
+fi
+[ -n "${NVSHMEM_ROOT:-}" ] && export LD_LIBRARY_PATH=$NVSHMEM_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if [ -n "${NCCL_ROOT:-}" ]; then
   echo "NCCL: $NCCL_ROOT ($(grep -E 'define NCCL_(MAJOR|MINOR|PATCH) ' $NCCL_ROOT/include/nccl.h | awk '{printf "%s.", $3}'))"
   export LD_LIBRARY_PATH=$NCCL_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
-cmake -S . -B build-gpu -UNCCL_LIBRARY -UNCCL_INCLUDE_DIR -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
+cmake -S . -B build-gpu -UNCCL_LIBRARY -UNCCL_INCLUDE_DIR -U'NVSHMEM_*' -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} ${NVSHMEM_ROOT:+-DNVSHMEM_ROOT=$NVSHMEM_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
   cmake --build build-gpu -j16 2>&1 | grep -E "error|warning|Built target" || { echo "BUILD FAILED"; exit 1; }
 W=build-gpu/cli/wgsync
 $W devices
@@ -198,7 +203,14 @@ if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and t
     stamp "jacobi check"
     (cd build-gpu && timeout 150 ctest -R "team.jacobi" --output-on-failure) 2>&1 | tail -15 | tee "$R/jacobi-check.log"; pack
     stamp "jacobi bench"
-    timeout ${JACOBI_LIMIT:-300} build-gpu/apps/wgsync-jacobi --bench "$R/jacobi" 2>&1 | tee "$R/jacobi-bench.log"; pack
+    [ -n "${NVSHMEM_ONLY:-}" ] || { timeout ${JACOBI_LIMIT:-300} build-gpu/apps/wgsync-jacobi --bench "$R/jacobi" 2>&1 | tee "$R/jacobi-bench.log"; pack; }
+    [ -n "${NVSHMEM_ROOT:-}" ] && { cmake --build build-gpu -j16 --target wgsync-jacobi-nvshmem > "$R/nvshmem-build.log" 2>&1 || tail -30 "$R/nvshmem-build.log"; }
+    if [ -x build-gpu/apps/wgsync-jacobi-nvshmem ]; then   # the NVSHMEM anchor, same sets
+      stamp "jacobi nvshmem"
+      timeout ${JACOBI_LIMIT:-300} build-gpu/apps/wgsync-jacobi-nvshmem --bench "$R/jacobi" 2>&1 | tee "$R/jacobi-nvshmem.log"; pack
+    else
+      echo "wgsync-jacobi-nvshmem not built (NVSHMEM not found)"
+    fi
   fi
   nv=$(dirname "${NCCL_ROOT:-/nonexistent}")/nvshmem   # what NVSHMEM this environment has
   ls "$nv" "$nv/include" "$nv/lib" 2>&1 | head -40 > "$R/nvshmem-ls.txt"; pack
