@@ -39,20 +39,12 @@ typedef struct {
 
 /* The device a command runs on (cli/target.c). */
 typedef struct {
-  int cuda, cuda_device;
-  wgs_device_t *dev; /* OpenCL */
+  wgs_device_t *dev;       /* OpenCL or CUDA: the device API works on either */
   wgs_device_info info;
+  int cuda, cuda_device;   /* a CUDA device, and its ordinal */
 } cli_target;
 int cli_target_open(const wgs_device_select *sel, cli_target *t);
 void cli_target_close(cli_target *t);
-uint32_t cli_target_default_groups(const cli_target *t, size_t local);
-int cli_target_max_local_mem(cli_target *t, size_t local, size_t *bytes);
-int cli_target_discover(cli_target *t, const wgs_occupancy_config *c, wgs_launch_result *r);
-int cli_target_bound(cli_target *t, const wgs_occupancy_config *c, uint32_t limit,
-                     void (*cb)(void *, uint32_t, int), uint32_t *bound);
-int cli_target_selftest(cli_target *t, const wgs_selftest_config *c, wgs_selftest_result *r);
-int cli_target_latency(cli_target *t, const wgs_latency_config *c, wgs_latency_result *r);
-int wgs__cli_no_cuda(void);
 
 /* JSON writer: enough for flat objects and arrays, strings escaped. */
 typedef struct {

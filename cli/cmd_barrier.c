@@ -26,7 +26,7 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
     fflush(stdout);
   }
   wgs_selftest_result r;
-  int rc = cli_target_selftest(t, &c, &r);
+  int rc = wgs_barrier_selftest(t->dev, &c, &r);
   if (o->json) {
     json_w j;
     cli_json_open(&j, "barrier");

@@ -14,7 +14,7 @@ int cmd_latency(const cli_opts *o, cli_target *t)
   c.barrier = o->barrier;
   c.split = o->split;
   wgs_latency_result r;
-  int rc = cli_target_latency(t, &c, &r);
+  int rc = wgs_barrier_latency(t->dev, &c, &r);
   if (rc != WGS_OK)
     return cli_fail("latency", rc);
   const char *kind = o->barrier == WGS_BARRIER_XF ? "xf" : "counter";

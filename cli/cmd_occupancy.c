@@ -27,7 +27,7 @@ static wgs_occupancy_config occ_config(const cli_opts *o, cli_target *t,
   c.local_mem_bytes = o->local_mem ? o->local_mem : 1;
   *rc = WGS_OK;
   if (o->local_mem == SIZE_MAX)
-    *rc = cli_target_max_local_mem(t, c.local_size, &c.local_mem_bytes);
+    *rc = wgs_occupancy_max_local_mem(t->dev, c.local_size, &c.local_mem_bytes);
   c.lock = o->lock;
   c.delay = o->delay;
   c.close_wait_us = o->wait_us;
@@ -50,7 +50,7 @@ static void settings_json(json_w *j, const wgs_occupancy_config *c, const cli_ta
   else
     json_num(j, "close_wait_us", c->close_wait_us);
   json_int(j, "groups_launched",
-           c->groups ? c->groups : cli_target_default_groups(t, c->local_size));
+           c->groups ? c->groups : wgs_default_groups(t->dev, c->local_size));
   json_num(j, "timeout_ms", c->timeout_ms > 0 ? c->timeout_ms : -1);
   json_end_obj(j);
 }
@@ -63,7 +63,7 @@ static void progress(void *user, uint32_t groups, int ok)
 static int find_bound(const cli_opts *o, cli_target *t, const wgs_occupancy_config *c,
                       uint32_t *bound)
 {
-  return cli_target_bound(t, c, o->limit, o->quiet ? NULL : progress, bound);
+  return wgs_occupancy_bound(t->dev, c, o->limit, o->quiet ? NULL : progress, NULL, bound);
 }
 
 int cmd_bound(const cli_opts *o, cli_target *t)
@@ -133,7 +133,7 @@ int cmd_discover(const cli_opts *o, cli_target *t)
   }
   for (uint32_t i = 0; i < runs; i++) {
     wgs_launch_result r;
-    if ((rc = cli_target_discover(t, &c, &r)) != WGS_OK) {
+    if ((rc = wgs_occupancy_discover(t->dev, &c, &r)) != WGS_OK) {
       free(count), free(proto), free(kern);
       return cli_fail("discover", rc);
     }

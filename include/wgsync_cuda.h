@@ -20,6 +20,9 @@ extern "C" {
 
 /* Number of CUDA devices; 0 (with the reason in wgs_last_error) when there is no GPU or driver. */
 int wgs_cuda_device_count(int *count);
+/* The CUDA ordinal of a device opened by wgs_device_open("cuda:N") (wgsync.h: the occupancy
+ * tools and defaults work on it as on an OpenCL device); -1 for any other device. */
+int wgs_cuda_device_ordinal(const wgs_device_t *dev);
 int wgs_cuda_device_info(int device, wgs_device_info *out);
 
 typedef struct wgs_cuda_state wgs_cuda_state_t;

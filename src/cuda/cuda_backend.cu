@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "../device.h"
 #include "wgs_layout.h"
 #include "wgsync_cuda.h"
 
@@ -729,4 +729,81 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
   wgs_cuda_state_release(st);
   free(times);
   return rc;
+}
+
+/* ---- the backend's operations (src/device.h): a CUDA device through wgs_device_open ------ */
+
+struct wgs__cuda_device {
+  WGS__DEVICE_HEAD;
+  int ordinal;
+};
+
+static int cuda_ordinal(const wgs_device_t *dev)
+{
+  return ((const wgs__cuda_device *)(const void *)dev)->ordinal;
+}
+
+static int cuda_open(const wgs_device_select *sel, const char *how, wgs_device_t **out)
+{
+  *out = NULL;
+  int n = 0;
+  int rc = wgs_cuda_device_count(&n);
+  if (rc != WGS_OK)
+    return rc;
+  if (sel->device < 0 || sel->device >= n) {
+    char why[256];
+    snprintf(why, sizeof why, "%s", n == 0 ? wgs_last_error() : "");
+    return wgs__fail(WGS_ENODEV, "no CUDA device matches %s: this machine has %d CUDA device%s%s%s",
+                     how, n, n == 1 ? "" : "s", why[0] ? "; " : "", why);
+  }
+  wgs__cuda_device *d = (wgs__cuda_device *)calloc(1, sizeof *d);
+  if (!d)
+    return wgs__fail(WGS_ENOMEM, "wgs_device_open: out of memory");
+  d->ops = &wgs__cuda_ops;
+  d->ordinal = sel->device;
+  if ((rc = wgs_cuda_device_info(d->ordinal, &d->info)) != WGS_OK) {
+    free(d);
+    return rc;
+  }
+  *out = (wgs_device_t *)(void *)d;
+  return WGS_OK;
+}
+
+static void cuda_close(wgs_device_t *dev) { free(dev); }
+
+static uint32_t cuda_default_groups(const wgs_device_t *dev, size_t local_size)
+{
+  return wgs_cuda_default_groups(cuda_ordinal(dev), local_size);
+}
+static int cuda_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
+{
+  (void)local_size; /* a block's shared memory does not depend on its size on CUDA */
+  return wgs_cuda_max_shared(cuda_ordinal(dev), bytes);
+}
+static int cuda_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
+{
+  return wgs_cuda_occupancy_discover(cuda_ordinal(dev), cfg, res);
+}
+static int cuda_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                      void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
+{
+  return wgs_cuda_occupancy_bound(cuda_ordinal(dev), cfg, limit, cb, user, bound);
+}
+static int cuda_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
+{
+  return wgs_cuda_barrier_selftest(cuda_ordinal(dev), cfg, res);
+}
+static int cuda_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
+{
+  return wgs_cuda_barrier_latency(cuda_ordinal(dev), cfg, res);
+}
+
+extern "C" const wgs__backend_ops wgs__cuda_ops = {
+    "CUDA",        cuda_open,  cuda_close,    cuda_default_groups, cuda_max_local_mem,
+    cuda_discover, cuda_bound, cuda_selftest, cuda_latency,
+};
+
+extern "C" int wgs_cuda_device_ordinal(const wgs_device_t *dev)
+{
+  return dev && wgs__head(dev)->ops == &wgs__cuda_ops ? cuda_ordinal(dev) : -1;
 }

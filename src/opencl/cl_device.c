@@ -274,9 +274,9 @@ static int parse_indices(const char *s, int *p, int *d)
   return sscanf(s, "%d:%d%c", p, d, &tail) == 2;
 }
 
-int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
+int wgs__cl_open(const wgs_device_select *sel, const char *how_given, wgs_device_t **out)
 {
-  WGS__REQUIRE(out);
+  (void)how_given; /* the OpenCL request reads WGSYNC_DEVICE itself, and names it below */
   *out = NULL;
   wgs_device_select want = {-1, -1, NULL};
   if (sel)
@@ -349,7 +349,7 @@ int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
   wgs_device_t *dev = calloc(1, sizeof *dev);
   if (!dev)
     return wgs__fail(WGS_ENOMEM, "wgs_device_open: out of memory");
-  dev->backend = WGS_BACKEND_OPENCL;
+  dev->ops = &wgs__opencl_ops;
   dev->platform = all[pick].plat;
   dev->device = all[pick].dev;
   if ((rc = describe(dev->platform, dev->device, all[pick].pi, all[pick].di, &dev->info)) != WGS_OK)
@@ -365,7 +365,7 @@ int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
   *out = dev;
   return WGS_OK;
 fail:
-  wgs_device_close(dev);
+  wgs__cl_close(dev);
   return rc;
 }
 
@@ -383,7 +383,7 @@ int wgs_device_wrap_opencl(cl_device_id device, cl_context context, cl_command_q
   if (!dev)
     return wgs__fail(WGS_ENOMEM, "wgs_device_wrap_opencl: out of memory");
   int rc;
-  dev->backend = WGS_BACKEND_OPENCL;
+  dev->ops = &wgs__opencl_ops;
   dev->platform = plat;
   dev->device = device;
   if ((rc = describe(plat, device, -1, -1, &dev->info)) != WGS_OK) {
@@ -397,14 +397,14 @@ int wgs_device_wrap_opencl(cl_device_id device, cl_context context, cl_command_q
     dev->queue = queue;
   }
   if ((rc = finish_open(dev)) != WGS_OK) {
-    wgs_device_close(dev);
+    wgs__cl_close(dev);
     return rc;
   }
   *out = dev;
   return WGS_OK;
 }
 
-void wgs_device_close(wgs_device_t *dev)
+void wgs__cl_close(wgs_device_t *dev)
 {
   if (!dev)
     return;
@@ -417,21 +417,37 @@ void wgs_device_close(wgs_device_t *dev)
   free(dev);
 }
 
-int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out)
+int wgs__cl_require(const wgs_device_t *dev, const char *who)
 {
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(out);
-  *out = dev->info;
+  if (dev && dev->ops != &wgs__opencl_ops)
+    return wgs__fail(WGS_EUNSUPPORTED, "%s: '%s' is a %s device; OpenCL programs, buffers and "
+                     "states need an OpenCL device (CUDA kernels launch through wgsync_cuda.h)",
+                     who, dev->info.name, dev->ops->name);
   return WGS_OK;
 }
 
+static int is_cl(const wgs_device_t *dev) { return dev && dev->ops == &wgs__opencl_ops; }
+
 const char *wgs_device_opencl_build_options(const wgs_device_t *dev, unsigned flags)
 {
-  if (!dev)
+  if (!is_cl(dev))
     return "";
   return dev->opts[(flags & WGS_BUILD_CHECKED) ? 1 : 0];
 }
 
-cl_device_id wgs_device_opencl_id(const wgs_device_t *dev) { return dev ? dev->device : NULL; }
-cl_context wgs_device_opencl_context(const wgs_device_t *dev) { return dev ? dev->ctx : NULL; }
-cl_command_queue wgs_device_opencl_queue(const wgs_device_t *dev) { return dev ? dev->queue : NULL; }
+cl_device_id wgs_device_opencl_id(const wgs_device_t *dev) { return is_cl(dev) ? dev->device : NULL; }
+cl_context wgs_device_opencl_context(const wgs_device_t *dev) { return is_cl(dev) ? dev->ctx : NULL; }
+cl_command_queue wgs_device_opencl_queue(const wgs_device_t *dev) { return is_cl(dev) ? dev->queue : NULL; }
+
+/* The OpenCL backend's operations (src/device.h). */
+const wgs__backend_ops wgs__opencl_ops = {
+    .name = "OpenCL",
+    .open = wgs__cl_open,
+    .close = wgs__cl_close,
+    .default_groups = wgs__cl_default_groups,
+    .max_local_mem = wgs__cl_max_local_mem,
+    .discover = wgs__cl_discover,
+    .bound = wgs__cl_bound,
+    .selftest = wgs__cl_selftest,
+    .latency = wgs__cl_latency,
+};

@@ -6,17 +6,16 @@
 
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include "wgsync_opencl.h"
-#include "../internal.h"
+#include "../device.h"
 #include "wgs_layout.h"
 
 struct wgs_device {
-  wgs_backend backend;
+  WGS__DEVICE_HEAD; /* ops (wgs__opencl_ops) and info: what the core reads (src/device.h) */
   cl_platform_id platform;
   cl_device_id device;
   cl_context ctx;
   cl_command_queue queue;
   int profiling;            /* queue has CL_QUEUE_PROFILING_ENABLE */
-  wgs_device_info info;
   char opts[2][256];        /* build options: [0] plain, [1] checked */
   double iters_per_ms;      /* checked spins without a device clock: calibrated lazily */
   wgs_program_t *tools[2];  /* tools program (discover/bound/self-test), [checked] */
@@ -59,6 +58,21 @@ int wgs__cl_fail(const char *what, cl_int err);
     if (wgs__e != CL_SUCCESS)                                                                \
       return wgs__cl_fail((what), wgs__e);                                                   \
   } while (0)
+
+/* WGS_OK when dev is an OpenCL device, else WGS_EUNSUPPORTED naming `who` (programs, buffers
+ * and states are OpenCL objects; CUDA kernels launch through wgsync_cuda.h). */
+int wgs__cl_require(const wgs_device_t *dev, const char *who);
+
+/* The backend's operations behind the core's device API (src/device.c). */
+int wgs__cl_open(const wgs_device_select *sel, const char *how, wgs_device_t **out);
+void wgs__cl_close(wgs_device_t *dev);
+uint32_t wgs__cl_default_groups(const wgs_device_t *dev, size_t local_size);
+int wgs__cl_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes);
+int wgs__cl_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res);
+int wgs__cl_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                  void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound);
+int wgs__cl_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res);
+int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
 
 /* The tools program (device/opencl/kernels/tools.cl), built once per device and mode. */
 int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);

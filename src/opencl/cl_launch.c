@@ -23,6 +23,9 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
   WGS__REQUIRE(out);
   *out = NULL;
   WGS__REQUIRE(dev);
+  int only_cl = wgs__cl_require(dev, "wgs_state_create");
+  if (only_cl != WGS_OK)
+    return only_cl;
   if (max_groups == 0 || max_groups > (1u << 24))
     return wgs__fail(WGS_EINVAL, "wgs_state_create: max_groups is %u (expected 1 to %u)",
                      max_groups, 1u << 24);
@@ -67,10 +70,8 @@ void wgs_state_release(wgs_state_t *st)
 
 cl_mem wgs_state_opencl(const wgs_state_t *st) { return st ? st->mem : NULL; }
 
-uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size)
+uint32_t wgs__cl_default_groups(const wgs_device_t *dev, size_t local_size)
 {
-  if (!dev)
-    return 0;
   /* NVIDIA's limits are known (the ptx layer runs only there); other GPUs get twice them */
   unsigned spare = dev->info.atomics == WGS_ATOMICS_PTX ? 1u : 2u;
   return wgs__default_groups(dev->info.compute_units, local_size, dev->info.is_gpu, spare);

@@ -49,6 +49,9 @@ int wgs_program_build(wgs_device_t *dev, const char *source, const char *options
   WGS__REQUIRE(out);
   *out = NULL;
   WGS__REQUIRE(dev);
+  int only_cl = wgs__cl_require(dev, "wgs_program_build");
+  if (only_cl != WGS_OK)
+    return only_cl;
   WGS__REQUIRE(source);
   if (flags & ~(unsigned)WGS_BUILD_CHECKED)
     return wgs__fail(WGS_EINVAL, "wgs_program_build: unknown flags 0x%x (expected 0 or "
@@ -173,6 +176,9 @@ int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
   WGS__REQUIRE(out);
   *out = NULL;
   WGS__REQUIRE(dev);
+  int only_cl = wgs__cl_require(dev, "wgs_buffer_create");
+  if (only_cl != WGS_OK)
+    return only_cl;
   if (bytes == 0)
     return wgs__fail(WGS_EINVAL, "wgs_buffer_create: size is 0 (expected at least 1 byte)");
   cl_int err;
@@ -268,6 +274,9 @@ int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog)
 {
   WGS__REQUIRE(dev);
   WGS__REQUIRE(prog);
+  int only_cl = wgs__cl_require(dev, "wgs_tools_program");
+  if (only_cl != WGS_OK)
+    return only_cl;
   return wgs__tools_program(dev, checked, prog); /* owned by the device */
 }
 
@@ -277,6 +286,9 @@ int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_word
   WGS__REQUIRE(out);
   *out = NULL;
   WGS__REQUIRE(dev);
+  int only_cl = wgs__cl_require(dev, "wgs_program_build_il");
+  if (only_cl != WGS_OK)
+    return only_cl;
   WGS__REQUIRE(words);
   int uses = 0, rc = wgs_spirv_uses_split_barrier(words, n_words, &uses);
   if (rc != WGS_OK)

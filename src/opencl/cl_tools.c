@@ -69,12 +69,8 @@ static int micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_
   return rc;
 }
 
-int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg,
-                           wgs_launch_result *res)
+int wgs__cl_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
 {
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(res);
   int rc = check_occ_cfg(dev, cfg);
   if (rc != WGS_OK)
     return rc;
@@ -82,10 +78,8 @@ int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg,
   return micro_run(dev, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res, NULL);
 }
 
-int wgs_occupancy_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
+int wgs__cl_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
 {
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(bytes);
   wgs_device_info in;
   wgs_device_get_info(dev, &in);
   wgs_occupancy_config c;
@@ -128,13 +122,9 @@ static int bound_probe(void *ctx, uint32_t n, int *ok)
   return rc;
 }
 
-int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
-                        void (*cb)(void *user, uint32_t groups, int ok), void *user,
-                        uint32_t *bound)
+int wgs__cl_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                  void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
 {
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(bound);
   int rc = check_occ_cfg(dev, cfg);
   if (rc != WGS_OK)
     return rc;
@@ -146,13 +136,8 @@ int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint
   return wgs__bound_search(start, limit, bound_probe, &c, cb, user, bound);
 }
 
-int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
-                         wgs_selftest_result *res)
+int wgs__cl_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
 {
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(res);
-  memset(res, 0, sizeof *res);
   if (cfg->unchecked && cfg->discovery != WGS_DISCOVERY_PROTOCOL) {
     /* Every launched group takes part and nothing bounds the unchecked spins: a count above
      * the occupancy bound would hang. A short checked run first turns that into
@@ -160,7 +145,7 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
     wgs_selftest_config probe = *cfg;
     probe.unchecked = 0;
     probe.rounds = probe.rounds && probe.rounds < 10 ? probe.rounds : 10;
-    int rc = wgs_barrier_selftest(dev, &probe, res);
+    int rc = wgs__cl_selftest(dev, &probe, res);
     if (rc != WGS_OK)
       return rc;
     memset(res, 0, sizeof *res);
@@ -201,12 +186,8 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
   return rc;
 }
 
-int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
+int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
 {
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(res);
-  memset(res, 0, sizeof *res);
   uint32_t groups = cfg->groups ? cfg->groups : dev->info.compute_units;
   uint32_t rounds = cfg->rounds ? cfg->rounds : 2000, repeats = cfg->repeats ? cfg->repeats : 7;
   double *times = malloc(repeats * sizeof *times);

@@ -1,0 +1,131 @@
+/*
+ * The device API over the backends' tables (src/device.h): wgs_device_open picks the backend
+ * from what is asked ("cuda" or "cuda:N" is a CUDA device, anything else an OpenCL one), and
+ * the occupancy tools and defaults go to the device's backend.
+ *
+ * Compiled into each library with the backend it carries named (WGS_DEVICE_OWN_OPENCL or
+ * WGS_DEVICE_OWN_CUDA): that table is referenced strongly; the other weakly, present when the
+ * program links the other library too (static: when the program uses any of its functions, as
+ * the CLI does; shared: the tables are exported, cmake/wgsync.map).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "device.h"
+
+#if !defined(WGS_DEVICE_OWN_OPENCL)
+extern const wgs__backend_ops wgs__opencl_ops __attribute__((weak));
+#endif
+#if !defined(WGS_DEVICE_OWN_CUDA)
+extern const wgs__backend_ops wgs__cuda_ops __attribute__((weak));
+#endif
+
+static const wgs__backend_ops *opencl_backend(void) { return &wgs__opencl_ops; }
+static const wgs__backend_ops *cuda_backend(void) { return &wgs__cuda_ops; }
+
+int wgs__cuda_name(const char *name)
+{
+  if (!name || strncmp(name, "cuda", 4) != 0)
+    return -1;
+  if (name[4] == '\0')
+    return 0;
+  if (name[4] != ':')
+    return -1;
+  char *end;
+  long v = strtol(name + 5, &end, 10);
+  return end == name + 5 || *end || v < 0 || v > 1 << 20 ? -2 : (int)v;
+}
+
+int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  wgs_device_select want = {-1, -1, NULL};
+  if (sel)
+    want = *sel;
+  int unset = want.platform < 0 && want.device < 0 && !want.name;
+  const char *name = want.name, *env = getenv("WGSYNC_DEVICE");
+  if (unset && env && *env)
+    name = env;
+  int ci = wgs__cuda_name(name);
+  if (ci == -2)
+    return wgs__fail(WGS_EINVAL, "wgs_device_open: device '%s': expected 'cuda' or 'cuda:N' with N "
+                     "a CUDA device ordinal", name);
+  const wgs__backend_ops *b = ci >= 0 ? cuda_backend() : opencl_backend();
+  if (!b)
+    return wgs__fail(WGS_EUNSUPPORTED, "wgs_device_open: '%s' is %s device, and this program has no "
+                     "%s backend (link %s)", name ? name : "the default",
+                     ci >= 0 ? "a CUDA" : "an OpenCL", ci >= 0 ? "CUDA" : "OpenCL",
+                     ci >= 0 ? "wgsync_cuda, built when nvcc is found" : "wgsync");
+  char how[300] = "";
+  if (ci >= 0) { /* the CUDA backend opens ordinal sel->device */
+    snprintf(how, sizeof how, "%s'%s'", unset && env && *env ? "WGSYNC_DEVICE=" : "", name);
+    want.platform = -1;
+    want.device = ci;
+    want.name = NULL;
+  }
+  return b->open(&want, how, out);
+}
+
+void wgs_device_close(wgs_device_t *dev)
+{
+  if (dev)
+    wgs__head(dev)->ops->close(dev);
+}
+
+int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(out);
+  *out = wgs__head(dev)->info;
+  return WGS_OK;
+}
+
+uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size)
+{
+  return dev ? wgs__head(dev)->ops->default_groups(dev, local_size) : 0;
+}
+
+int wgs_occupancy_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(bytes);
+  return wgs__head(dev)->ops->max_local_mem(dev, local_size, bytes);
+}
+
+int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  return wgs__head(dev)->ops->discover(dev, cfg, res);
+}
+
+int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                        void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(bound);
+  *bound = 0;
+  return wgs__head(dev)->ops->bound(dev, cfg, limit, cb, user, bound);
+}
+
+int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  memset(res, 0, sizeof *res);
+  return wgs__head(dev)->ops->selftest(dev, cfg, res);
+}
+
+int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  memset(res, 0, sizeof *res);
+  return wgs__head(dev)->ops->latency(dev, cfg, res);
+}

@@ -1,0 +1,58 @@
+/*
+ * The host core's view of a device: a small table of backend operations (as PoCL's
+ * pocl_device_ops) behind every wgs_device_t, so that one API drives OpenCL and CUDA devices.
+ *
+ * A backend's device structure starts with WGS__DEVICE_HEAD (as libuv's handle fields): the
+ * core reads only that head; the rest is the backend's (src/opencl/cl_internal.h: struct
+ * wgs_device; src/cuda/cuda_backend.cu: struct wgs__cuda_device).
+ */
+#ifndef WGS_DEVICE_H
+#define WGS_DEVICE_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct wgs__backend_ops {
+  const char *name; /* "opencl", "cuda" */
+  /* Opens the device sel names. OpenCL: sel as given to wgs_device_open (it reads WGSYNC_DEVICE
+   * when sel is unset); CUDA: sel->device is the ordinal, how names the request. */
+  int (*open)(const wgs_device_select *sel, const char *how, wgs_device_t **out);
+  void (*close)(wgs_device_t *dev);
+  uint32_t (*default_groups)(const wgs_device_t *dev, size_t local_size);
+  int (*max_local_mem)(wgs_device_t *dev, size_t local_size, size_t *bytes);
+  int (*discover)(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res);
+  int (*bound)(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+               void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound);
+  int (*selftest)(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res);
+  int (*latency)(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
+} wgs__backend_ops;
+
+/* The first fields of every backend's device. */
+#define WGS__DEVICE_HEAD                                                                     \
+  const wgs__backend_ops *ops; /* the backend that opened it */                              \
+  wgs_device_info info
+
+typedef struct wgs__device_head {
+  WGS__DEVICE_HEAD;
+} wgs__device_head;
+
+static inline const wgs__device_head *wgs__head(const wgs_device_t *dev)
+{
+  return (const wgs__device_head *)(const void *)dev;
+}
+
+/* The backends' tables: each library defines its own and finds the other's when the program
+ * links both (src/device.c). */
+extern const wgs__backend_ops wgs__opencl_ops;
+extern const wgs__backend_ops wgs__cuda_ops;
+
+/* "cuda" or "cuda:N": N (0 for "cuda"); -1 for any other name; -2 for "cuda:" and no index. */
+int wgs__cuda_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

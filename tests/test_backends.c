@@ -1,0 +1,199 @@
+/*
+ * One list of device-API cases (the OpenCL-CTS habit), run against every backend present:
+ *   test_backends BACKEND CASE     BACKEND: opencl (the default OpenCL device) or cuda (cuda:0)
+ * Each case drives the device through wgsync.h only (wgs_device_open, the occupancy tools, the
+ * self-test and latency), so both backends answer the same questions the same way. A backend
+ * that is absent from the build or the machine is skipped (77), saying why.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "wgsync.h"
+#ifdef WGSYNC_HAVE_CUDA
+#include "wgsync_cuda.h"
+#endif
+
+static const char *backend_name;
+
+/* The device's info names the backend asked for, and its limits are plausible. */
+static int t_info(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)dev;
+  int cuda = !strcmp(backend_name, "cuda");
+  CHECK_MSG(in->backend == (cuda ? WGS_BACKEND_CUDA : WGS_BACKEND_OPENCL), "backend %d", (int)in->backend);
+  CHECK(in->compute_units > 0 && in->max_work_group_size > 0 && in->name[0]);
+#ifdef WGSYNC_HAVE_CUDA
+  CHECK_EQ(wgs_cuda_device_ordinal(dev), cuda ? 0 : -1);
+#endif
+  printf("%s: %s, %u compute units\n", backend_name, in->name, in->compute_units);
+  return 0;
+}
+
+/* "Zero means default": the over-provisioned launch is at least one group per compute unit
+ * and never grows with the group size. */
+static int t_default_groups(wgs_device_t *dev, const wgs_device_info *in)
+{
+  uint32_t g64 = wgs_default_groups(dev, 64), g256 = wgs_default_groups(dev, 256);
+  uint32_t g0 = wgs_default_groups(dev, 0);
+  printf("default groups: %u at 64, %u at 256, %u at 0\n", g64, g256, g0);
+  CHECK(g256 >= in->compute_units && g64 >= g256);
+  CHECK_EQ(g0, g256); /* 0 is the default local size, 256 */
+  CHECK_EQ(wgs_default_groups(NULL, 256), 0);
+  return 0;
+}
+
+/* Discovery finds at least one group and at most what was launched; every id once. */
+static int t_discover(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  wgs_occupancy_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 64;
+  wgs_launch_result r;
+  CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
+  printf("discover: %u participants of %u launched\n", r.participants, r.launched);
+  CHECK(r.participants >= 1 && r.participants <= r.launched);
+  return 0;
+}
+
+/* The bound search agrees with discovery: every participant of a discovery run fits. */
+static int t_bound(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  wgs_occupancy_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 64;
+  c.timeout_ms = 300;
+  uint32_t bound = 0;
+  CHECK_OK(wgs_occupancy_bound(dev, &c, 0, NULL, NULL, &bound));
+  wgs_launch_result r;
+  CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
+  printf("bound %u, discovery %u\n", bound, r.participants);
+  CHECK(bound >= 1 && r.participants <= bound);
+  return 0;
+}
+
+static int selftest(wgs_device_t *dev, wgs_barrier kind, int split)
+{
+  wgs_selftest_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 64;
+  c.rounds = 50;
+  c.barrier = kind;
+  c.split = split;
+  wgs_selftest_result r;
+  CHECK_OK(wgs_barrier_selftest(dev, &c, &r));
+  printf("self-test: %u groups, %u barriers, %u stale reads\n", r.launch.participants, r.rounds,
+         r.mismatches);
+  CHECK_EQ(r.mismatches, 0);
+  CHECK_EQ(r.groups_done, r.launch.participants);
+  CHECK(r.launch.participants >= 1);
+  return 0;
+}
+static int t_selftest_counter(wgs_device_t *d, const wgs_device_info *in) { (void)in; return selftest(d, WGS_BARRIER_COUNTER, 0); }
+static int t_selftest_xf(wgs_device_t *d, const wgs_device_info *in) { (void)in; return selftest(d, WGS_BARRIER_XF, 0); }
+static int t_selftest_split(wgs_device_t *d, const wgs_device_info *in) { (void)in; return selftest(d, WGS_BARRIER_COUNTER, 1); }
+
+/* Latency over as many groups as compute units (resident on every backend). */
+static int t_latency(wgs_device_t *dev, const wgs_device_info *in)
+{
+  wgs_latency_config c;
+  memset(&c, 0, sizeof c);
+  c.groups = in->compute_units;
+  c.local_size = 64;
+  c.rounds = 100;
+  c.repeats = 3;
+  wgs_latency_result r;
+  CHECK_OK(wgs_barrier_latency(dev, &c, &r));
+  printf("latency: %.3f us per barrier over %u groups\n", r.median_us, c.groups);
+  CHECK(r.median_us > 0);
+  return 0;
+}
+
+/* Bad input is a clear error on every backend. */
+static int t_bad(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  wgs_launch_result r;
+  CHECK_EQ(wgs_occupancy_discover(dev, NULL, &r), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "cfg"));
+  CHECK_EQ(wgs_barrier_latency(NULL, NULL, NULL), WGS_EINVAL);
+  wgs_device_t *d2 = NULL;
+  wgs_device_select s = {-1, -1, "cuda:"};
+  CHECK_EQ(wgs_device_open(&s, &d2), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "expected 'cuda' or 'cuda:N'") && d2 == NULL);
+  s.name = "cuda:4096";
+  int rc = wgs_device_open(&s, &d2);
+  CHECK_MSG(rc == WGS_ENODEV || rc == WGS_EUNSUPPORTED, "rc %d: %s", rc, wgs_last_error());
+  printf("cuda:4096: %s\n", wgs_last_error());
+  return 0;
+}
+
+/* OpenCL objects on a CUDA device are refused by name; on an OpenCL device they work. */
+static int t_opencl_objects(wgs_device_t *dev, const wgs_device_info *in)
+{
+  wgs_state_t *st = NULL;
+  int rc = wgs_state_create(dev, 64, &st);
+  if (in->backend == WGS_BACKEND_CUDA) {
+    CHECK_EQ(rc, WGS_EUNSUPPORTED);
+    CHECK(strstr(wgs_last_error(), "wgs_state_create") && strstr(wgs_last_error(), "CUDA device"));
+    printf("%s\n", wgs_last_error());
+  } else {
+    CHECK_OK(rc);
+    wgs_state_release(st);
+  }
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  int (*run)(wgs_device_t *, const wgs_device_info *);
+} cases[] = {
+    {"info", t_info},
+    {"default_groups", t_default_groups},
+    {"discover", t_discover},
+    {"bound", t_bound},
+    {"selftest_counter", t_selftest_counter},
+    {"selftest_xf", t_selftest_xf},
+    {"selftest_split", t_selftest_split},
+    {"latency", t_latency},
+    {"bad", t_bad},
+    {"opencl_objects", t_opencl_objects},
+};
+
+int main(int argc, char **argv)
+{
+  if (argc == 2 && !strcmp(argv[1], "--list")) {
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+      printf("%s\n", cases[i].name);
+    return 0;
+  }
+  if (argc != 3 || (strcmp(argv[1], "opencl") && strcmp(argv[1], "cuda"))) {
+    fprintf(stderr, "usage: test_backends opencl|cuda CASE   (test_backends --list)\n");
+    return 2;
+  }
+  backend_name = argv[1];
+  int cuda = !strcmp(backend_name, "cuda");
+  wgs_device_select s = {-1, -1, cuda ? "cuda:0" : NULL};
+  wgs_device_t *dev = NULL;
+  int rc = wgs_device_open(cuda ? &s : NULL, &dev);
+  if (rc == WGS_ENODEV || rc == WGS_EUNSUPPORTED) {
+    printf("SKIP: no %s device: %s\n", backend_name, wgs_last_error());
+    return WGS_SKIP;
+  }
+  CHECK_OK(rc);
+  wgs_device_info in;
+  CHECK_OK(wgs_device_get_info(dev, &in));
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    if (!strcmp(cases[i].name, argv[2])) {
+      rc = cases[i].run(dev, &in);
+      wgs_device_close(dev);
+      if (rc == 0)
+        printf("PASS %s.%s\n", backend_name, argv[2]);
+      return rc;
+    }
+  fprintf(stderr, "test_backends: unknown case '%s' (test_backends --list)\n", argv[2]);
+  wgs_device_close(dev);
+  return 2;
+}
