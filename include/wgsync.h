@@ -321,7 +321,7 @@ typedef struct {
   uint32_t rounds;   /* 0: 2000 */
   uint32_t repeats;  /* 0: 7 */
   wgs_barrier barrier;
-  int split;         /* CUDA: arrive immediately followed by wait */
+  int split;         /* the split barrier: arrive immediately followed by wait */
 } wgs_latency_config;
 typedef struct {
   double median_us, min_us, max_us;

@@ -99,7 +99,7 @@ int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, w
   WGS__REQUIRE(dev);
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(res);
-  return wgs__head(dev)->ops->discover(dev, cfg, res);
+  return wgs__tool_discover(dev, cfg, res);
 }
 
 int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
@@ -108,8 +108,7 @@ int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint
   WGS__REQUIRE(dev);
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(bound);
-  *bound = 0;
-  return wgs__head(dev)->ops->bound(dev, cfg, limit, cb, user, bound);
+  return wgs__tool_bound(dev, cfg, limit, cb, user, bound);
 }
 
 int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
@@ -117,8 +116,7 @@ int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_
   WGS__REQUIRE(dev);
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(res);
-  memset(res, 0, sizeof *res);
-  return wgs__head(dev)->ops->selftest(dev, cfg, res);
+  return wgs__tool_selftest(dev, cfg, res);
 }
 
 int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
@@ -126,6 +124,5 @@ int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_la
   WGS__REQUIRE(dev);
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(res);
-  memset(res, 0, sizeof *res);
-  return wgs__head(dev)->ops->latency(dev, cfg, res);
+  return wgs__tool_latency(dev, cfg, res);
 }

@@ -137,6 +137,7 @@ void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uin
                                  wgs_launch_config *lc);
 void wgs__latency_stats(double *per_barrier_us, uint32_t n, uint32_t groups, uint32_t rounds,
                         wgs_latency_result *res);
+void wgs__latency_launch_config(const wgs_latency_config *c, uint32_t groups, wgs_launch_config *lc);
 /* Fills res from the self-test kernel's report words (8) and returns its status. */
 int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res);
 

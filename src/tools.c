@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "device.h"
 
 int wgs__bound_search(uint32_t start, uint32_t limit, int (*probe)(void *ctx, uint32_t n, int *ok),
                       void *ctx, void (*cb)(void *user, uint32_t groups, int ok), void *user,
@@ -133,4 +133,100 @@ void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uin
   lc->discovery = c->discovery;
   lc->timeout_ms = c->timeout_ms;
   lc->barrier = c->barrier;
+}
+
+/* ---- the occupancy tools over a backend's launches (src/device.h) ------------------------- */
+
+int wgs__tool_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
+{
+  const wgs__device_head *h = wgs__head(dev);
+  uint32_t groups = cfg->groups ? cfg->groups : h->ops->default_groups(dev, cfg->local_size);
+  if (groups == 0)
+    return wgs__fail(WGS_ENODEV, "'%s' did not give its compute-unit count", h->info.name);
+  return h->ops->micro(dev, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res);
+}
+
+struct bound_ctx {
+  wgs_device_t *dev;
+  const wgs_occupancy_config *cfg;
+};
+/* Probe: 1 when a barrier over n groups (all taking part) completed, 0 when the checked build
+ * caught it as a deadlock. */
+static int bound_probe(void *ctx, uint32_t n, int *ok)
+{
+  struct bound_ctx *c = ctx;
+  wgs_launch_result r;
+  int rc = wgs__head(c->dev)->ops->micro(c->dev, c->cfg, n, WGS_DISCOVERY_ALL, 1, &r);
+  *ok = rc == WGS_OK;
+  return rc == WGS_EDEADLOCK ? WGS_OK : rc;
+}
+
+int wgs__tool_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                    void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
+{
+  const wgs__device_head *h = wgs__head(dev);
+  *bound = 0;
+  /* The search stops at its first deadlock; the limit only ends it on a device without one. */
+  if (limit == 0)
+    limit = 4 * h->ops->default_groups(dev, cfg->local_size);
+  uint32_t start = h->info.compute_units ? h->info.compute_units : 1;
+  struct bound_ctx c = {dev, cfg};
+  return wgs__bound_search(start, limit, bound_probe, &c, cb, user, bound);
+}
+
+int wgs__tool_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
+{
+  const wgs__device_head *h = wgs__head(dev);
+  memset(res, 0, sizeof *res);
+  if (cfg->unchecked && cfg->discovery != WGS_DISCOVERY_PROTOCOL) {
+    /* Every launched group takes part and nothing bounds the unchecked spins: a count above
+     * the occupancy bound would hang. A short checked run first turns that into WGS_EDEADLOCK
+     * (wgs_barrier_latency's launches do the same). */
+    wgs_selftest_config probe = *cfg;
+    probe.unchecked = 0;
+    probe.rounds = probe.rounds && probe.rounds < 10 ? probe.rounds : 10;
+    int rc = wgs__tool_selftest(dev, &probe, res);
+    if (rc != WGS_OK)
+      return rc;
+    memset(res, 0, sizeof *res);
+  }
+  size_t local = wgs__local_size_or_default(cfg->local_size);
+  if (!cfg->local_size && local > h->info.max_work_group_size) /* the default, capped */
+    local = h->info.max_work_group_size;
+  uint32_t groups = cfg->groups ? cfg->groups : h->ops->default_groups(dev, local);
+  uint32_t rounds = cfg->rounds ? cfg->rounds : 1000, rep[8] = {0};
+  if (groups == 0)
+    return wgs__fail(WGS_ENODEV, "'%s' did not give its compute-unit count", h->info.name);
+  int rc = h->ops->mp(dev, cfg, local, groups, rounds, &res->launch, rep);
+  if (rc == WGS_OK)
+    rc = wgs__selftest_report(rep, rounds, res);
+  return rc;
+}
+
+int wgs__tool_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
+{
+  const wgs__device_head *h = wgs__head(dev);
+  memset(res, 0, sizeof *res);
+  uint32_t groups = cfg->groups ? cfg->groups : h->info.compute_units;
+  uint32_t rounds = cfg->rounds ? cfg->rounds : 2000, repeats = cfg->repeats ? cfg->repeats : 7;
+  double *us = malloc(repeats * sizeof *us);
+  if (!us)
+    return wgs__fail(WGS_ENOMEM, "wgs_barrier_latency: out of memory");
+  int rc = h->ops->latency(dev, cfg, groups, rounds, repeats, us);
+  if (rc == WGS_OK)
+    wgs__latency_stats(us, repeats, groups, rounds, res);
+  free(us);
+  return rc;
+}
+
+/* The launch of a latency run: exactly `groups`, the bounded spins' default when checked. */
+void wgs__latency_launch_config(const wgs_latency_config *c, uint32_t groups, wgs_launch_config *lc)
+{
+  wgs_launch_config_init(lc);
+  lc->local_size = c->local_size;
+  lc->groups = groups;
+  lc->discovery = WGS_DISCOVERY_FIXED;
+  lc->barrier = c->barrier;
+  lc->timeout_ms = WGS__DEFAULT_TIMEOUT_MS;
+  lc->time_kernel = 1;
 }

@@ -538,6 +538,12 @@ extern "C" int wgs_cuda_launch_function(wgs_cuda_state_t *st, CUfunction fn, voi
 
 /* ---- occupancy tools -------------------------------------------------------------------- */
 
+/* A CUDA device behind a wgs_device_t (src/device.h): the head, then the ordinal. */
+struct wgs__cuda_device {
+  WGS__DEVICE_HEAD;
+  int ordinal;
+};
+
 static int micro_run(int device, const wgs_occupancy_config *cfg, uint32_t groups,
                      wgs_discovery disc, int do_barrier, wgs_launch_result *res)
 {
@@ -600,28 +606,17 @@ extern "C" int wgs_cuda_occupancy_api(int device, size_t local_size, size_t shar
   return WGS_OK;
 }
 
+/* A device record for ordinal `device`, for the public ordinal-based tools below: they run the
+ * core's tools (src/tools.c) as wgs_device_open("cuda:N") does. */
+static int ordinal_device(int device, wgs__cuda_device *d);
+
 extern "C" int wgs_cuda_occupancy_discover(int device, const wgs_occupancy_config *cfg, wgs_launch_result *res)
 {
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(res);
-  uint32_t groups = cfg->groups ? cfg->groups : wgs_cuda_default_groups(device, cfg->local_size);
-  if (groups == 0)
-    return set_device(device) == WGS_OK ? wgs__fail(WGS_ENODEV, "no CUDA device %d", device) : WGS_ENODEV;
-  return micro_run(device, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res);
-}
-
-struct cuda_bound_ctx {
-  int device;
-  const wgs_occupancy_config *cfg;
-};
-/* Probe: 1 when a barrier over n groups completed, 0 when it was caught as a deadlock. */
-static int cuda_bound_probe(void *ctx, uint32_t n, int *ok)
-{
-  cuda_bound_ctx *c = (cuda_bound_ctx *)ctx;
-  wgs_launch_result r;
-  int rc = micro_run(c->device, c->cfg, n, WGS_DISCOVERY_ALL, 1, &r);
-  *ok = rc == WGS_OK;
-  return rc == WGS_EDEADLOCK ? WGS_OK : rc;
+  wgs__cuda_device d;
+  int rc = ordinal_device(device, &d);
+  return rc != WGS_OK ? rc : wgs__tool_discover((wgs_device_t *)(void *)&d, cfg, res);
 }
 
 extern "C" int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32_t limit,
@@ -630,17 +625,9 @@ extern "C" int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(bound);
   *bound = 0;
-  int rc = set_device(device);
-  if (rc != WGS_OK)
-    return rc;
-  if (limit == 0)
-    limit = 2 * wgs_cuda_default_groups(device, cfg->local_size);
-  int sms = 0;
-  cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (e != cudaSuccess)
-    return cuda_fail("cudaDeviceGetAttribute(MultiProcessorCount)", e);
-  cuda_bound_ctx c = {device, cfg};
-  return wgs__bound_search((uint32_t)sms, limit, cuda_bound_probe, &c, cb, user, bound);
+  wgs__cuda_device d;
+  int rc = ordinal_device(device, &d);
+  return rc != WGS_OK ? rc : wgs__tool_bound((wgs_device_t *)(void *)&d, cfg, limit, cb, user, bound);
 }
 
 extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *cfg, wgs_selftest_result *res)
@@ -648,12 +635,29 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
   WGS__REQUIRE(cfg);
   WGS__REQUIRE(res);
   memset(res, 0, sizeof *res);
-  size_t local = wgs__local_size_or_default(cfg->local_size);
-  uint32_t groups = cfg->groups ? cfg->groups : wgs_cuda_default_groups(device, local);
-  uint32_t rounds = cfg->rounds ? cfg->rounds : 1000, split = cfg->split ? 1u : 0u;
+  wgs__cuda_device d;
+  int rc = ordinal_device(device, &d);
+  return rc != WGS_OK ? rc : wgs__tool_selftest((wgs_device_t *)(void *)&d, cfg, res);
+}
+
+extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cfg, wgs_latency_result *res)
+{
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  memset(res, 0, sizeof *res);
+  wgs__cuda_device d;
+  int rc = ordinal_device(device, &d);
+  return rc != WGS_OK ? rc : wgs__tool_latency((wgs_device_t *)(void *)&d, cfg, res);
+}
+
+/* The self-test's launch (the core's wgs__tool_selftest decides sizes and decodes the report). */
+static int cuda_mp(int device, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
+                   uint32_t rounds, wgs_launch_result *launch, uint32_t rep_out[8])
+{
+  unsigned split = cfg->split ? 1u : 0u;
   wgs_cuda_state_t *st = NULL;
   unsigned *data = NULL, *report = NULL;
-  int rc = wgs_cuda_state_create(device, groups ? groups : 1, &st);
+  int rc = wgs_cuda_state_create(device, groups, &st);
   if (rc != WGS_OK)
     return rc;
   cudaError_t e;
@@ -666,12 +670,12 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
     wgs_launch_config lc;
     wgs__selftest_launch_config(cfg, local, groups, &lc);
     const void *k = cfg->unchecked ? (const void *)wgs_cuda_mp_plain : (const void *)wgs_cuda_mp_checked;
-    rc = wgs_cuda_launch(st, k, args, 5, 0, 0, &lc, &res->launch);
+    rc = wgs_cuda_launch(st, k, args, 5, 0, 0, &lc, launch);
     unsigned rep[16];
     if (rc == WGS_OK && (e = cudaMemcpy(rep, report, sizeof rep, cudaMemcpyDeviceToHost)) != cudaSuccess)
       rc = cuda_fail("cudaMemcpy(report)", e);
     if (rc == WGS_OK)
-      rc = wgs__selftest_report(rep, rounds, res);
+      memcpy(rep_out, rep, 8 * sizeof *rep_out);
   }
   cudaFree(data);
   cudaFree(report);
@@ -682,25 +686,14 @@ extern "C" int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *
 extern "C" __global__ void wgs_cuda_latency_checked(unsigned *, unsigned, unsigned, unsigned *);
 extern "C" __global__ void wgs_cuda_latency_plain(unsigned *, unsigned, unsigned, unsigned *);
 
-extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cfg, wgs_latency_result *res)
+/* The latency runs (the core's wgs__tool_latency decides the defaults and the statistics). */
+static int cuda_latency_runs(int device, const wgs_latency_config *cfg, uint32_t groups, uint32_t rounds,
+                             uint32_t repeats, double *us)
 {
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(res);
-  memset(res, 0, sizeof *res);
-  int sms = 0;
-  int rc0 = set_device(device);
-  if (rc0 != WGS_OK)
-    return rc0;
-  cudaError_t ea = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (ea != cudaSuccess)
-    return cuda_fail("cudaDeviceGetAttribute(MultiProcessorCount)", ea);
-  uint32_t groups = cfg->groups ? cfg->groups : (uint32_t)sms;
-  uint32_t rounds = cfg->rounds ? cfg->rounds : 2000, repeats = cfg->repeats ? cfg->repeats : 7;
   unsigned split = cfg->split ? 1u : 0u;
   wgs_cuda_state_t *st = NULL;
   unsigned *sink = NULL;
-  double *times = (double *)malloc(repeats * sizeof *times);
-  int rc = times ? wgs_cuda_state_create(device, groups, &st) : wgs__fail(WGS_ENOMEM, "out of memory");
+  int rc = wgs_cuda_state_create(device, groups, &st);
   cudaError_t e;
   if (rc == WGS_OK && (e = cudaMalloc((void **)&sink, 16)) != cudaSuccess)
     rc = cuda_fail("cudaMalloc(sink)", e);
@@ -708,35 +701,23 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
     unsigned n = checked ? 10u : rounds;
     void *args[4] = {NULL, &n, &split, &sink};
     wgs_launch_config lc;
-    wgs_launch_config_init(&lc);
-    lc.local_size = cfg->local_size;
-    lc.groups = groups;
-    lc.discovery = WGS_DISCOVERY_FIXED;
-    lc.barrier = cfg->barrier;
-    lc.timeout_ms = WGS__DEFAULT_TIMEOUT_MS;
-    lc.time_kernel = 1;
+    wgs__latency_launch_config(cfg, groups, &lc);
     const void *k = checked ? (const void *)wgs_cuda_latency_checked : (const void *)wgs_cuda_latency_plain;
+    /* checked: one probe run; unchecked: a warm-up, then the timed repeats */
     for (uint32_t r = 0; r < (checked ? 1u : repeats + 1u) && rc == WGS_OK; r++) {
       wgs_launch_result lr = {}; /* filled by the launch; initialised for the compiler */
       rc = wgs_cuda_launch(st, k, args, 4, 0, 0, &lc, &lr);
       if (rc == WGS_OK && !checked && r > 0)
-        times[r - 1] = lr.kernel_us / rounds;
+        us[r - 1] = lr.kernel_us / rounds;
     }
   }
-  if (rc == WGS_OK)
-    wgs__latency_stats(times, repeats, groups, rounds, res);
   cudaFree(sink);
   wgs_cuda_state_release(st);
-  free(times);
   return rc;
 }
 
 /* ---- the backend's operations (src/device.h): a CUDA device through wgs_device_open ------ */
 
-struct wgs__cuda_device {
-  WGS__DEVICE_HEAD;
-  int ordinal;
-};
 
 static int cuda_ordinal(const wgs_device_t *dev)
 {
@@ -780,28 +761,34 @@ static int cuda_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *byte
   (void)local_size; /* a block's shared memory does not depend on its size on CUDA */
   return wgs_cuda_max_shared(cuda_ordinal(dev), bytes);
 }
-static int cuda_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
+static int cuda_micro(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
+                      wgs_discovery disc, int do_barrier, wgs_launch_result *res)
 {
-  return wgs_cuda_occupancy_discover(cuda_ordinal(dev), cfg, res);
+  return micro_run(cuda_ordinal(dev), cfg, groups, disc, do_barrier, res);
 }
-static int cuda_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
-                      void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
+static int cuda_mp_op(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
+                      uint32_t rounds, wgs_launch_result *launch, uint32_t rep[8])
 {
-  return wgs_cuda_occupancy_bound(cuda_ordinal(dev), cfg, limit, cb, user, bound);
+  return cuda_mp(cuda_ordinal(dev), cfg, local, groups, rounds, launch, rep);
 }
-static int cuda_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
+static int cuda_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups,
+                        uint32_t rounds, uint32_t repeats, double *us)
 {
-  return wgs_cuda_barrier_selftest(cuda_ordinal(dev), cfg, res);
-}
-static int cuda_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
-{
-  return wgs_cuda_barrier_latency(cuda_ordinal(dev), cfg, res);
+  return cuda_latency_runs(cuda_ordinal(dev), cfg, groups, rounds, repeats, us);
 }
 
 extern "C" const wgs__backend_ops wgs__cuda_ops = {
-    "CUDA",        cuda_open,  cuda_close,    cuda_default_groups, cuda_max_local_mem,
-    cuda_discover, cuda_bound, cuda_selftest, cuda_latency,
+    "CUDA",     cuda_open,  cuda_close,   cuda_default_groups, cuda_max_local_mem,
+    cuda_micro, cuda_mp_op, cuda_latency,
 };
+
+static int ordinal_device(int device, wgs__cuda_device *d)
+{
+  memset(d, 0, sizeof *d);
+  d->ops = &wgs__cuda_ops;
+  d->ordinal = device;
+  return wgs_cuda_device_info(device, &d->info);
+}
 
 extern "C" int wgs_cuda_device_ordinal(const wgs_device_t *dev)
 {

@@ -446,8 +446,7 @@ const wgs__backend_ops wgs__opencl_ops = {
     .close = wgs__cl_close,
     .default_groups = wgs__cl_default_groups,
     .max_local_mem = wgs__cl_max_local_mem,
-    .discover = wgs__cl_discover,
-    .bound = wgs__cl_bound,
-    .selftest = wgs__cl_selftest,
+    .micro = wgs__cl_micro,
+    .mp = wgs__cl_mp,
     .latency = wgs__cl_latency,
 };

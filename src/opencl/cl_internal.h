@@ -68,11 +68,12 @@ int wgs__cl_open(const wgs_device_select *sel, const char *how, wgs_device_t **o
 void wgs__cl_close(wgs_device_t *dev);
 uint32_t wgs__cl_default_groups(const wgs_device_t *dev, size_t local_size);
 int wgs__cl_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes);
-int wgs__cl_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res);
-int wgs__cl_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
-                  void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound);
-int wgs__cl_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res);
-int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
+int wgs__cl_micro(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
+                  wgs_discovery disc, int do_barrier, wgs_launch_result *res);
+int wgs__cl_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
+               uint32_t rounds, wgs_launch_result *launch, uint32_t rep[8]);
+int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups,
+                    uint32_t rounds, uint32_t repeats, double *us);
 
 /* The tools program (device/opencl/kernels/tools.cl), built once per device and mode. */
 int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);

@@ -1,8 +1,9 @@
 /*
- * OpenCL occupancy tools built on the public API (src/tools.c has what the backends share): the microbenchmark of seed 003 §5.1 (discovery,
- * then a grid barrier among the participants), the unsafe search for the occupancy bound (a
- * barrier over every launched group, discovery off, each probe bounded by the checked build so
- * that a deadlock is a result, not a hang), and the grid-barrier message-passing self-test.
+ * The OpenCL backend's tool launches (src/device.h; the tools themselves, their defaults and
+ * the bound search are src/tools.c): the microbenchmark of seed 003 §5.1 (discovery, then a
+ * grid barrier among the participants; with every launched group taking part it is the bound
+ * search's probe), the grid-barrier message-passing self-test, and the latency runs; and the
+ * largest local memory a group can have, found by launching.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,13 @@ static int micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_
   return rc;
 }
 
-int wgs__cl_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
+int wgs__cl_micro(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
+                  wgs_discovery disc, int do_barrier, wgs_launch_result *res)
 {
   int rc = check_occ_cfg(dev, cfg);
   if (rc != WGS_OK)
     return rc;
-  uint32_t groups = cfg->groups ? cfg->groups : wgs_default_groups(dev, cfg->local_size);
-  return micro_run(dev, cfg, groups, WGS_DISCOVERY_PROTOCOL, 1, res, NULL);
+  return micro_run(dev, cfg, groups, disc, do_barrier, res, NULL);
 }
 
 int wgs__cl_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
@@ -101,64 +102,13 @@ int wgs__cl_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
                    step, in.name);
 }
 
-/* Probe: 1 when a barrier over n groups completed, 0 when it was caught as a deadlock. */
-struct bound_ctx {
-  wgs_device_t *dev;
-  const wgs_occupancy_config *cfg;
-};
-static int bound_probe(void *ctx, uint32_t n, int *ok)
+int wgs__cl_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
+                uint32_t rounds, wgs_launch_result *launch, uint32_t rep_out[8])
 {
-  struct bound_ctx *c = ctx;
-  wgs_launch_result r;
-  int rc = micro_run(c->dev, c->cfg, n, WGS_DISCOVERY_ALL, 1, &r, NULL);
-  if (rc == WGS_OK) {
-    *ok = 1;
-    return WGS_OK;
-  }
-  if (rc == WGS_EDEADLOCK) {
-    *ok = 0;
-    return WGS_OK;
-  }
-  return rc;
-}
-
-int wgs__cl_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
-                  void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
-{
-  int rc = check_occ_cfg(dev, cfg);
-  if (rc != WGS_OK)
-    return rc;
-  if (limit == 0)
-    limit = 4 * wgs_default_groups(dev, cfg->local_size);
-  *bound = 0;
-  uint32_t start = dev->info.compute_units ? dev->info.compute_units : 1;
-  struct bound_ctx c = {dev, cfg};
-  return wgs__bound_search(start, limit, bound_probe, &c, cb, user, bound);
-}
-
-int wgs__cl_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
-{
-  if (cfg->unchecked && cfg->discovery != WGS_DISCOVERY_PROTOCOL) {
-    /* Every launched group takes part and nothing bounds the unchecked spins: a count above
-     * the occupancy bound would hang. A short checked run first turns that into
-     * WGS_EDEADLOCK, as wgs_barrier_latency does. */
-    wgs_selftest_config probe = *cfg;
-    probe.unchecked = 0;
-    probe.rounds = probe.rounds && probe.rounds < 10 ? probe.rounds : 10;
-    int rc = wgs__cl_selftest(dev, &probe, res);
-    if (rc != WGS_OK)
-      return rc;
-    memset(res, 0, sizeof *res);
-  }
   wgs_program_t *prog;
   wgs_kernel_t *k = NULL;
   wgs_state_t *st = NULL;
   wgs_buffer_t *data = NULL, *report = NULL;
-  size_t local = wgs__local_size_or_default(cfg->local_size);
-  if (local > dev->info.max_work_group_size)
-    local = cfg->local_size ? local : dev->info.max_work_group_size;
-  uint32_t groups = cfg->groups ? cfg->groups : wgs_default_groups(dev, local);
-  uint32_t rounds = cfg->rounds ? cfg->rounds : 1000;
   uint32_t rep[16] = {0}, split = cfg->split ? 1u : 0u;
   int rc = wgs__tools_program(dev, !cfg->unchecked, &prog);
   if (rc == WGS_OK) rc = wgs_kernel_create(prog, "wgs_mp", &k);
@@ -173,12 +123,12 @@ int wgs__cl_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_self
   if (rc == WGS_OK) {
     wgs_launch_config lc;
     wgs__selftest_launch_config(cfg, local, groups, &lc);
-    rc = wgs_launch(st, k, &lc, &res->launch);
+    rc = wgs_launch(st, k, &lc, launch);
   }
   if (rc == WGS_OK)
     rc = wgs_buffer_read(report, 0, sizeof rep, rep);
   if (rc == WGS_OK)
-    rc = wgs__selftest_report(rep, rounds, res);
+    memcpy(rep_out, rep, 8 * sizeof *rep);
   wgs_buffer_release(report);
   wgs_buffer_release(data);
   wgs_state_release(st);
@@ -186,14 +136,13 @@ int wgs__cl_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_self
   return rc;
 }
 
-int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
+int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups,
+                    uint32_t rounds, uint32_t repeats, double *us)
 {
-  uint32_t groups = cfg->groups ? cfg->groups : dev->info.compute_units;
-  uint32_t rounds = cfg->rounds ? cfg->rounds : 2000, repeats = cfg->repeats ? cfg->repeats : 7;
-  double *times = malloc(repeats * sizeof *times);
   wgs_state_t *st = NULL;
   wgs_buffer_t *sink = NULL;
-  int rc = times ? wgs_state_create(dev, groups, &st) : wgs__fail(WGS_ENOMEM, "out of memory");
+  uint32_t split = cfg->split ? 1u : 0u;
+  int rc = wgs_state_create(dev, groups, &st);
   if (rc == WGS_OK)
     rc = wgs_buffer_create(dev, 16, &sink);
   for (int checked = 1; checked >= 0 && rc == WGS_OK; checked--) {
@@ -203,29 +152,20 @@ int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latenc
     rc = wgs__tools_program(dev, checked, &prog);
     if (rc == WGS_OK) rc = wgs_kernel_create(prog, "wgs_latency", &k);
     if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 1, sizeof n, &n);
-    if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 2, sink);
+    if (rc == WGS_OK) rc = wgs_kernel_set_arg(k, 2, sizeof split, &split);
+    if (rc == WGS_OK) rc = wgs_kernel_set_arg_buffer(k, 3, sink);
     wgs_launch_config lc;
-    wgs_launch_config_init(&lc);
-    lc.local_size = cfg->local_size;
-    lc.groups = groups;
-    lc.discovery = WGS_DISCOVERY_FIXED;
-    lc.barrier = cfg->barrier;
-    lc.timeout_ms = WGS__DEFAULT_TIMEOUT_MS;
-    lc.time_kernel = 1;
+    wgs__latency_launch_config(cfg, groups, &lc);
     /* checked: one probe run; unchecked: a warm-up, then the timed repeats */
     for (uint32_t r = 0; r < (checked ? 1 : repeats + 1) && rc == WGS_OK; r++) {
       wgs_launch_result lr;
       rc = wgs_launch(st, k, &lc, &lr);
       if (rc == WGS_OK && !checked && r > 0)
-        times[r - 1] = lr.kernel_us / rounds;
+        us[r - 1] = lr.kernel_us / rounds;
     }
     wgs_kernel_release(k);
   }
-  if (rc == WGS_OK)
-    wgs__latency_stats(times, repeats, groups, rounds, res);
   wgs_buffer_release(sink);
   wgs_state_release(st);
-  free(times);
   return rc;
 }
-

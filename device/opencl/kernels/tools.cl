@@ -82,13 +82,19 @@ __kernel void wgs_mp(__global uint *wgs, __global uint *data, uint rounds,
   }
 }
 
-/* Bare grid barriers, for latency: group 0 records the instances passed. */
-__kernel void wgs_latency(__global uint *wgs, uint rounds, __global uint *sink)
+/* Bare grid barriers (or split arrive+wait), for latency: group 0 records the instances passed. */
+__kernel void wgs_latency(__global uint *wgs, uint rounds, uint split, __global uint *sink)
 {
   wgs_env env;
   if (wgs_discover(wgs, &env)) {
-    for (uint r = 0u; r < rounds; ++r)
-      wgs_grid_barrier(&env);
+    for (uint r = 0u; r < rounds; ++r) {
+      if (split) { /* arrive then wait at once: the split barrier's own cost */
+        wgs_grid_arrive(&env);
+        wgs_grid_wait(&env);
+      } else {
+        wgs_grid_barrier(&env);
+      }
+    }
     if (env.local_id == 0u && env.group_id == 0u)
       sink[0] = env.instance;
   }
