@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "launch.h"
 #include "wgs_layout.h"
 
 uint32_t wgs__mode_word(wgs_discovery d)
@@ -182,4 +182,71 @@ int wgs__log_result(wgs__launch_log *log, const uint32_t *glob, wgs_launch_resul
   log->launches = 0;
   log->epoch = glob[WGS_G_CTRL + WGS_CTRL_EPOCH];
   return decode_result(glob, &log->last, before, res);
+}
+
+/* ---- the launch sequence (src/launch.h) --------------------------------------------------- */
+
+int wgs__plan_launch(const wgs__launch_ctx *c, const wgs_launch_config *cfg, wgs__launch_plan *p)
+{
+  const wgs_device_info *in = c->info;
+  int rc = wgs__check_launch_config(c->who, cfg);
+  if (rc != WGS_OK)
+    return rc;
+  size_t local = cfg->local_size ? cfg->local_size : c->local_default;
+  if (local > in->max_work_group_size)
+    return wgs__fail(WGS_ELIMIT, "%s: local size %zu exceeds the device maximum of %zu on '%s'",
+                     c->who, local, in->max_work_group_size, in->name);
+  uint32_t groups = cfg->groups;
+  if (groups == 0) { /* over-provisioned, within the state */
+    groups = wgs__default_groups(in->compute_units, local, in->is_gpu, c->spare);
+    if (groups > c->capacity)
+      groups = c->capacity;
+  }
+  if (groups > c->capacity)
+    return wgs__fail(WGS_ELIMIT, "launch of %u groups exceeds the state's capacity of %u groups "
+                                 "(the max_groups given to %s)", groups, c->capacity, c->state_ctor);
+  uint32_t mode = wgs__mode_word(cfg->discovery);
+  uint64_t limit = UINT64_MAX, wait = 0; /* unchecked: nothing bounds the spins */
+  if (c->checked) {
+    double ms = cfg->timeout_ms > 0 ? cfg->timeout_ms
+                : in->has_timer     ? WGS__DEFAULT_TIMEOUT_MS
+                                    : WGS__DEFAULT_TIMEOUT_NOCLOCK_MS;
+    if ((rc = c->to_spin(c->ctx, ms * 1e3, &limit)) != WGS_OK)
+      return rc;
+  }
+  uint32_t enough = 0;
+  if (mode == WGS_MODE_DISCOVER) {
+    double us = cfg->close_wait_us >= 0 ? cfg->close_wait_us
+                : in->is_gpu             ? WGS__GPU_CLOSE_WAIT_US
+                                         : WGS__CPU_CLOSE_WAIT_US;
+    if (us > 0 && (rc = c->to_spin(c->ctx, us, &wait)) != WGS_OK)
+      return rc;
+    /* the close wait ends early once this many groups polled: those that fit at once (a CPU:
+     * one per worker thread) */
+    enough = cfg->close_at == UINT32_MAX ? 0u
+             : cfg->close_at             ? cfg->close_at
+             : in->is_cpu                ? in->compute_units
+             : c->fits                   ? c->fits(c->ctx, local)
+                                         : 0u;
+  }
+  p->local = local;
+  p->groups = groups;
+  p->mode = mode;
+  p->timed = in->has_timer && mode == WGS_MODE_DISCOVER && cfg->time_protocol;
+  wgs__config_words(p->w, cfg, c->capacity, limit, wait, p->timed, enough, c->epochs);
+  return WGS_OK;
+}
+
+void wgs__log_plan(wgs__launch_log *log, const char *kname, const wgs__launch_plan *p,
+                   const wgs_launch_config *cfg, const wgs__launch_ctx *c, int captured)
+{
+  wgs__launch_record *lr = &log->last;
+  snprintf(lr->kname, sizeof lr->kname, "%s", kname ? kname : "");
+  lr->mode = p->mode;
+  lr->launched = p->groups;
+  lr->delay = cfg->delay;
+  lr->checked = c->checked;
+  lr->epochs = c->epochs;
+  lr->timed = p->timed;
+  wgs__log_launch(log, captured);
 }

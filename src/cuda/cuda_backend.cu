@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../device.h"
-#include "wgs_layout.h"
+#include "../launch.h"
 #include "wgsync_cuda.h"
 
 extern "C" __global__ void wgs_cuda_micro_checked(unsigned *, unsigned, unsigned, unsigned *);
@@ -109,6 +109,7 @@ struct wgs_cuda_state {
   volatile unsigned *mirror; /* pinned, mapped: the result words the device mirrors (WGS_MIRROR_*) */
   unsigned *mirror_dev;  /* its device address */
   int max_threads, sms;  /* device attributes, asked once */
+  wgs_device_info info;  /* what the launch sequence reads (src/launch.h), from those */
   cudaEvent_t e0, e1;    /* kernel time (when asked), made once per state */
   int timing;            /* the latest launch recorded e0, e1 */
   uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
@@ -243,6 +244,11 @@ extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_s
     e = cudaDeviceGetAttribute(&st->max_threads, cudaDevAttrMaxThreadsPerBlock, device);
   if (e == cudaSuccess)
     e = cudaDeviceGetAttribute(&st->sms, cudaDevAttrMultiProcessorCount, device);
+  snprintf(st->info.name, sizeof st->info.name, "CUDA device %d", device);
+  st->info.backend = WGS_BACKEND_CUDA;
+  st->info.is_gpu = st->info.has_timer = 1;
+  st->info.compute_units = (unsigned)st->sms;
+  st->info.max_work_group_size = (size_t)st->max_threads;
   /* Load wgsync's config kernel now: with CUDA's lazy module loading (the default since 11.7),
    * its first launch would load it, and a load waits for the kernels running on the device, so
    * a launch beside another long kernel would wait for that kernel to end (seen on the H100). */
@@ -289,10 +295,42 @@ extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
   return wgs__default_groups((unsigned)sms, local_size, 1, 1);
 }
 
+/* What the launch sequence asks the CUDA backend (src/launch.h). */
+typedef struct {
+  wgs_cuda_state_t *st;
+  kernel_ref kr;
+  size_t shared_bytes;
+} cuda_launch_ctx;
+static int cuda_to_spin(void *ctx, double us, uint64_t *out)
+{
+  (void)ctx;
+  *out = wgs__saturate_u64(us * 1e3); /* the device clock: nanoseconds */
+  return WGS_OK;
+}
+/* The occupancy API's groups for the kernel, asked once per kernel and shape on a state. */
+static uint32_t cuda_fits(void *ctx, size_t local)
+{
+  cuda_launch_ctx *c = (cuda_launch_ctx *)ctx;
+  wgs_cuda_state_t *st = c->st;
+  const void *kernel = c->kr.sym ? c->kr.sym : (const void *)c->kr.fn; /* the cache's key */
+  if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != c->shared_bytes) {
+    int per_sm = 0;
+    st->occ_groups = 0; /* a failed query only means no early close */
+    if (c->kr.sym ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, c->kr.sym, (int)local,
+                                                                  c->shared_bytes) == cudaSuccess
+                  : drv.occupancy(&per_sm, c->kr.fn, (int)local, c->shared_bytes) == CUDA_SUCCESS)
+      st->occ_groups = (uint32_t)(per_sm * st->sms);
+    cudaGetLastError();
+    st->occ_kernel = kernel;
+    st->occ_local = local;
+    st->occ_shared = c->shared_bytes;
+  }
+  return st->occ_groups;
+}
+
 static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsigned num_args,
                         size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg_in)
 {
-  const void *kernel = kr.sym ? kr.sym : (const void *)kr.fn; /* the occupancy cache's key */
   if (!kr.sym && load_driver() != WGS_OK)
     return WGS_EBACKEND;
   wgs_launch_config cfg;
@@ -303,54 +341,23 @@ static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsign
   if (cfg.state_arg >= num_args)
     return wgs__fail(WGS_EINVAL, "%s: state_arg is %u but the kernel has %u arguments", kr.who,
                      cfg.state_arg, num_args);
-  int rc = wgs__check_launch_config(kr.who, &cfg);
+  int rc = use_device(st->device);
   if (rc != WGS_OK)
     return rc;
-  rc = use_device(st->device);
-  if (rc != WGS_OK)
+  cuda_launch_ctx lctx = {st, kr, shared_bytes};
+  wgs__launch_ctx c = {kr.who, "wgs_cuda_state_create", &st->info, WGS__DEFAULT_LOCAL_SIZE,
+                       st->max_groups, 1, 1, 1, cuda_to_spin, cuda_fits, &lctx};
+  /* checked: CUDA kernels are built by the user, checked or not, so the bound is always
+   * written (an unchecked build ignores it) and a report is always decoded (it has none) */
+  wgs__launch_plan plan;
+  if ((rc = wgs__plan_launch(&c, &cfg, &plan)) != WGS_OK)
     return rc;
-  size_t local = wgs__local_size_or_default(cfg.local_size);
-  if (local > (size_t)st->max_threads)
-    return wgs__fail(WGS_ELIMIT, "local size %zu exceeds the device maximum of %d threads per "
-                                 "block", local, st->max_threads);
-  uint32_t groups = cfg.groups;
-  if (!groups) /* as wgs_cuda_default_groups, from the attributes asked once */
-    groups = wgs__default_groups((unsigned)st->sms, local, 1, 1);
-  if (!cfg.groups && groups > st->max_groups)
-    groups = st->max_groups;
-  if (groups > st->max_groups)
-    return wgs__fail(WGS_ELIMIT, "launch of %u groups exceeds the state's capacity of %u groups "
-                                 "(the max_groups given to wgs_cuda_state_create)",
-                     groups, st->max_groups);
-
-  uint32_t mode = wgs__mode_word(cfg.discovery);
-  double timeout_ms = cfg.timeout_ms > 0 ? cfg.timeout_ms : WGS__DEFAULT_TIMEOUT_MS;
-  double wait_us = cfg.close_wait_us < 0 ? WGS__GPU_CLOSE_WAIT_US : cfg.close_wait_us;
-  uint64_t limit = wgs__saturate_u64(timeout_ms * 1e6), wait = wgs__saturate_u64(wait_us * 1e3);
-  int timed = mode == WGS_MODE_DISCOVER && cfg.time_protocol;
-  uint32_t enough = 0;
-  if (mode == WGS_MODE_DISCOVER && cfg.close_at != UINT32_MAX) {
-    enough = cfg.close_at;
-    if (!enough) {
-      if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != shared_bytes) {
-        int per_sm = 0;
-        st->occ_groups = 0; /* a failed query only means no early close */
-        if (kr.sym ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kr.sym, (int)local,
-                                                                   shared_bytes) == cudaSuccess
-                   : drv.occupancy(&per_sm, kr.fn, (int)local, shared_bytes) == CUDA_SUCCESS)
-          st->occ_groups = (uint32_t)(per_sm * st->sms);
-        cudaGetLastError();
-        st->occ_kernel = kernel;
-        st->occ_local = local;
-        st->occ_shared = shared_bytes;
-      }
-      enough = st->occ_groups;
-    }
-  }
-  wgs__cfg_arg c;
-  wgs__config_words(c.w, &cfg, st->max_groups, limit, wait, timed, enough, 1);
-  c.w[WGS_CFG_HOST_LO] = (unsigned)(uintptr_t)st->mirror_dev;
-  c.w[WGS_CFG_HOST_HI] = (unsigned)((uint64_t)(uintptr_t)st->mirror_dev >> 32);
+  size_t local = plan.local;
+  uint32_t groups = plan.groups;
+  wgs__cfg_arg ca;
+  memcpy(ca.w, plan.w, sizeof ca.w);
+  ca.w[WGS_CFG_HOST_LO] = (unsigned)(uintptr_t)st->mirror_dev;
+  ca.w[WGS_CFG_HOST_HI] = (unsigned)((uint64_t)(uintptr_t)st->mirror_dev >> 32);
 
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaError_t e = cudaStreamIsCapturing(stream, &capture);
@@ -375,12 +382,12 @@ static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsign
 #define STEP(call, what)                                                                     \
   if (rc == WGS_OK && (e = (call)) != cudaSuccess)                                           \
     rc = cuda_fail((what), e);
-  if (capturing || !st->cfg_valid || memcmp(st->cfg, c.w, sizeof c.w) != 0) {
+  if (capturing || !st->cfg_valid || memcmp(st->cfg, ca.w, sizeof ca.w) != 0) {
     st->cfg_valid = 0;
-    wgs__set_config<<<1, 32, 0, stream>>>(st->mem, c);
+    wgs__set_config<<<1, 32, 0, stream>>>(st->mem, ca);
     STEP(cudaGetLastError(), "config write (kernel launch)")
     if (rc == WGS_OK && !capturing) {
-      memcpy(st->cfg, c.w, sizeof c.w);
+      memcpy(st->cfg, ca.w, sizeof ca.w);
       st->cfg_valid = 1;
     }
   }
@@ -409,15 +416,7 @@ static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsign
       wgs__fail_append(" (launch of the requested groups x local size)");
     return rc;
   }
-  wgs__launch_record *lr = &st->log.last;
-  lr->kname[0] = '\0';
-  lr->mode = mode;
-  lr->launched = groups;
-  lr->delay = cfg.delay;
-  lr->checked = 1; /* an unchecked build reports nothing, so there is nothing to decode */
-  lr->epochs = 1;
-  lr->timed = timed;
-  wgs__log_launch(&st->log, capturing);
+  wgs__log_plan(&st->log, NULL, &plan, &cfg, &c, capturing);
   st->timing = cfg.time_kernel;
   return WGS_OK;
 }

@@ -77,8 +77,6 @@ int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t g
 
 /* The tools program (device/opencl/kernels/tools.cl), built once per device and mode. */
 int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);
-double wgs__default_close_wait_us(const wgs_device_t *dev);
-/* Spin-limit words for a checked build with the given timeout. */
-int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit);
+
 
 #endif

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cl_internal.h"
+#include "../launch.h"
 
 #define GLOBAL_WORDS (WGS_G_LINES * WGS_LINE_WORDS)
 
@@ -183,17 +184,8 @@ static int us_to_spin(wgs_device_t *dev, double us, uint64_t *out)
   return WGS_OK;
 }
 
-double wgs__default_close_wait_us(const wgs_device_t *dev)
-{
-  return dev->info.is_gpu ? WGS__GPU_CLOSE_WAIT_US : WGS__CPU_CLOSE_WAIT_US;
-}
-
-int wgs__spin_limit(wgs_device_t *dev, double timeout_ms, uint64_t *limit)
-{
-  if (timeout_ms <= 0)
-    timeout_ms = dev->info.has_timer ? WGS__DEFAULT_TIMEOUT_MS : WGS__DEFAULT_TIMEOUT_NOCLOCK_MS;
-  return us_to_spin(dev, timeout_ms * 1e3, limit);
-}
+/* The launch sequence's spin unit (src/launch.h): ns, or calibrated iterations without a clock. */
+static int cl_to_spin(void *ctx, double us, uint64_t *out) { return us_to_spin(ctx, us, out); }
 
 /* Static __local variables plus __local arguments, as the driver counts them: more than the
  * device has would fail at the launch, or (PoCL 3.1) abort the process there. */
@@ -224,63 +216,34 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
     return wgs__fail(WGS_EINVAL, "wgs_launch_opencl_async: %u events to wait for, but wait_list "
                                  "is NULL", nwait);
 
-  int rc0 = wgs__check_launch_config("wgs_launch", &cfg);
-  if (rc0 != WGS_OK)
-    return rc0;
-
   size_t kmax = 0;
   WGS__CL(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
                                    &kmax, NULL),
           "clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
-  rc0 = check_local_mem(dev, kernel, kname);
+  int rc0 = check_local_mem(dev, kernel, kname);
   if (rc0 != WGS_OK)
     return rc0;
-  size_t local = cfg.local_size;
-  if (local == 0)
-    local = kmax < WGS__DEFAULT_LOCAL_SIZE ? kmax : WGS__DEFAULT_LOCAL_SIZE;
+  /* NVIDIA's GPUs get their known limits; other GPUs twice them */
+  wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", &dev->info,
+                       kmax < WGS__DEFAULT_LOCAL_SIZE ? kmax : WGS__DEFAULT_LOCAL_SIZE,
+                       st->max_groups, dev->info.atomics == WGS_ATOMICS_PTX ? 1u : 2u, checked,
+                       !checked, cl_to_spin, NULL, dev};
   /* Only the device maximum is checked up front: NVIDIA's driver (580) reports a kernel
    * maximum of 256 even for a one-line kernel, yet launches 1024-wide groups; beyond the
    * reported value the launch decides, and its error names both limits. */
-  if (local > dev->info.max_work_group_size)
-    return wgs__fail(WGS_ELIMIT, "local size %zu exceeds the device maximum of %zu on '%s' (kernel "
-                                 "'%s' reports %zu)",
-                     local, dev->info.max_work_group_size, dev->info.name, kname, kmax);
-  uint32_t groups = cfg.groups;
-  if (groups == 0) {
-    groups = wgs_default_groups(dev, local);
-    if (groups > st->max_groups)
-      groups = st->max_groups;
+  wgs__launch_plan plan;
+  if ((rc0 = wgs__plan_launch(&c, &cfg, &plan)) != WGS_OK) {
+    if (rc0 == WGS_ELIMIT && cfg.local_size > dev->info.max_work_group_size) {
+      char more[200];
+      snprintf(more, sizeof more, " (kernel '%s' reports %zu)", kname, kmax);
+      wgs__fail_append(more);
+    }
+    return rc0;
   }
-  if (groups > st->max_groups)
-    return wgs__fail(WGS_ELIMIT, "launch of %u groups exceeds the state's capacity of %u groups "
-                                 "(the max_groups given to wgs_state_create)",
-                     groups, st->max_groups);
-
-  uint64_t limit = UINT64_MAX; /* unchecked: no bound (PoCL builds them with one; cl_device.c) */
-  if (checked) {
-    int rc = wgs__spin_limit(dev, cfg.timeout_ms, &limit);
-    if (rc != WGS_OK)
-      return rc;
-  }
-  uint64_t wait_spin = 0;
-  double wait_us = cfg.close_wait_us < 0 ? wgs__default_close_wait_us(dev) : cfg.close_wait_us;
-  if (wait_us > 0 && cfg.discovery == WGS_DISCOVERY_PROTOCOL) {
-    int rc = us_to_spin(dev, wait_us, &wait_spin);
-    if (rc != WGS_OK)
-      return rc;
-  }
-  uint32_t mode = wgs__mode_word(cfg.discovery);
-  int timed = dev->info.has_timer && mode == WGS_MODE_DISCOVER && cfg.time_protocol;
-  uint32_t enough = cfg.close_at == UINT32_MAX ? 0u
-                    : cfg.close_at             ? cfg.close_at
-                    : dev->info.is_cpu         ? dev->info.compute_units
-                                               : 0u;
-  uint32_t w[WGS_CFG_WORDS];
-  wgs__config_words(w, &cfg, st->max_groups, limit, wait_spin, timed, enough, !checked);
-
+  size_t local = plan.local;
   int want_event = ev_out || cfg.time_kernel;
   cl_event ev = NULL;
-  int rc = enqueue(st, kernel, cfg.state_arg, local, groups, w, nwait, wait,
+  int rc = enqueue(st, kernel, cfg.state_arg, local, plan.groups, plan.w, nwait, wait,
                    want_event ? &ev : NULL);
   if (rc == WGS_ELIMIT && local > kmax) {
     char more[200];
@@ -290,15 +253,7 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   }
   if (rc != WGS_OK)
     return rc;
-  wgs__launch_record *lr = &st->log.last;
-  snprintf(lr->kname, sizeof lr->kname, "%s", kname);
-  lr->mode = mode;
-  lr->launched = groups;
-  lr->delay = cfg.delay;
-  lr->checked = checked;
-  lr->epochs = !checked;
-  lr->timed = timed;
-  wgs__log_launch(&st->log, 0);
+  wgs__log_plan(&st->log, kname, &plan, &cfg, &c, 0);
   if (st->timing)
     clReleaseEvent(st->timing);
   st->timing = NULL;
