@@ -85,13 +85,14 @@ t4() { # name, then wgsync app options
   grep -E "geometric|slower" "$R/$name/table4.md"
 }
 
-# Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv.
+# Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv
+# (LAT_CSV=name: another file; LAT_SHAPES: fewer shapes).
 cli_latency() {
   for dev in NVIDIA cuda; do for b in xf counter; do
-    for gt in 132x256 264x256 528x256 792x256 1056x256 2112x128 4224x32 264x1024; do
+    for gt in ${LAT_SHAPES:-132x256 264x256 528x256 792x256 1056x256 2112x128 4224x32 264x1024}; do
       WGSYNC_DEVICE=$dev $W latency --json --barrier $b --groups ${gt%x*} --local-size ${gt#*x} \
         --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $dev $b $gt failed"; continue; }
-      python3 - "$R/lat.json" "$dev" >> "$R/latency-cli.csv" <<'PY'
+      python3 - "$R/lat.json" "$dev" >> "$R/${LAT_CSV:-latency-cli.csv}" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 print(f'{d["device"]["backend"]},{d["device"]["name"]},{d["barrier"]},{d["groups"]},{d["local_size"]},'
@@ -275,6 +276,26 @@ if [ "$mode" = barrier ]; then   # issue 14's figures: every shape, one process 
   else
     cli_latency; pack
   fi
+  exit 0
+fi
+
+if [ "$mode" = core ]; then   # the host core's check: device-API cases, CUDA and CLI tests, latency before/after
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  stamp "ctest backend cuda cli"
+  (cd build-gpu && timeout 240 ctest -j1 -R '^(backend|cuda|cli)\.' --output-on-failure > "$R/ctest-core.log" 2>&1)
+  grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-core.log" | tail -30; pack
+  stamp "latency (this tree)"
+  LAT_SHAPES="132x256 528x256 1056x256 4224x32" cli_latency; pack
+  if [ -n "${BASE_TAR:-}" ]; then   # the same latency with the tree before the change, same machine
+    B=$(mktemp -d); tar -xzf "$BASE_TAR" -C "$B"
+    stamp "base build"
+    cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+      cmake --build "$B/build" -j16 --target wgsync-cli >/dev/null 2>&1 || echo "BASE BUILD FAILED"
+    stamp "latency (base)"
+    W0=$W; W=$B/build/cli/wgsync LAT_CSV=latency-cli-base.csv LAT_SHAPES="132x256 528x256 1056x256 4224x32" cli_latency; W=$W0
+    pack
+  fi
+  stamp done
   exit 0
 fi
 
