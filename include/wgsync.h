@@ -105,15 +105,19 @@ typedef struct {
   const char *name; /* substring of "platform device vendor", case-insensitive; NULL: any */
 } wgs_device_select;
 
-/* Opens a device with its own context and (profiling) queue.
+/* Opens a device: an OpenCL device with its own context and (profiling) queue, or, when the
+ * name is "cuda" or "cuda:N", CUDA device N (the program links wgsync_cuda; the occupancy tools
+ * below work on it, OpenCL programs, buffers and states do not: WGS_EUNSUPPORTED).
  * sel NULL, or every field unset (platform = device = -1, name NULL), means: the environment
- * variable WGSYNC_DEVICE if set ("P:D" indices or a name substring), else the first GPU, else
- * the first device. Returns WGS_ENODEV naming what was asked when nothing matches. */
+ * variable WGSYNC_DEVICE if set ("P:D" indices, a name substring, or "cuda[:N]"), else the first
+ * GPU, else the first device. Returns WGS_ENODEV naming what was asked when nothing matches,
+ * WGS_EUNSUPPORTED when the program lacks the backend asked for. */
 int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out);
 void wgs_device_close(wgs_device_t *dev);
 int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out);
 
-/* Every device of every platform, for listing. *count receives the number written (<= cap). */
+/* Every OpenCL device of every platform, for listing (CUDA devices: wgs_cuda_device_count).
+ * *count receives the number written (<= cap). */
 int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count);
 
 /* ---- programs --------------------------------------------------------------------------- */

@@ -66,7 +66,8 @@ int wgs_cuda_launch_function_async(wgs_cuda_state_t *st, CUfunction fn, void **a
  * call (which it then clears). Returns that status, as wgs_cuda_launch would have. */
 int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream, wgs_launch_result *res);
 
-/* The occupancy tools and the self-test of wgsync.h, on CUDA device `device`. */
+/* The occupancy tools and the self-test of wgsync.h, on CUDA device `device`: the same code
+ * (src/tools.c) as the wgsync.h calls on a device from wgs_device_open("cuda:N"). */
 int wgs_cuda_occupancy_discover(int device, const wgs_occupancy_config *cfg, wgs_launch_result *res);
 int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32_t limit,
                              void (*probe)(void *user, uint32_t groups, int ok), void *user,

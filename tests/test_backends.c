@@ -95,6 +95,27 @@ static int t_selftest_counter(wgs_device_t *d, const wgs_device_info *in) { (voi
 static int t_selftest_xf(wgs_device_t *d, const wgs_device_info *in) { (void)in; return selftest(d, WGS_BARRIER_XF, 0); }
 static int t_selftest_split(wgs_device_t *d, const wgs_device_info *in) { (void)in; return selftest(d, WGS_BARRIER_COUNTER, 1); }
 
+/* The unchecked self-test over more groups than can run at once, every one taking part:
+ * nothing bounds its spins, so a checked probe goes first and reports the deadlock instead of
+ * the launch hanging (the CUDA tools lacked that probe before they shared the core's). */
+static int t_selftest_unchecked_too_many(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  wgs_selftest_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 32;
+  c.groups = 40000;
+  c.rounds = 5;
+  c.discovery = WGS_DISCOVERY_ALL;
+  c.unchecked = 1;
+  c.timeout_ms = 300;
+  wgs_selftest_result r;
+  int rc = wgs_barrier_selftest(dev, &c, &r);
+  printf("unchecked, 40000 groups: %s: %s\n", wgs_status_name(rc), wgs_last_error());
+  CHECK_EQ(rc, WGS_EDEADLOCK);
+  return 0;
+}
+
 /* Latency over as many groups as compute units (resident on every backend). */
 static int t_latency(wgs_device_t *dev, const wgs_device_info *in)
 {
@@ -157,6 +178,7 @@ static const struct {
     {"selftest_counter", t_selftest_counter},
     {"selftest_xf", t_selftest_xf},
     {"selftest_split", t_selftest_split},
+    {"selftest_unchecked_too_many", t_selftest_unchecked_too_many},
     {"latency", t_latency},
     {"bad", t_bad},
     {"opencl_objects", t_opencl_objects},
