@@ -5,6 +5,7 @@
  * self-test and latency), so both backends answer the same questions the same way. A backend
  * that is absent from the build or the machine is skipped (77), saying why.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -54,6 +55,67 @@ static int t_discover(wgs_device_t *dev, const wgs_device_info *in)
   CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
   printf("discover: %u participants of %u launched\n", r.participants, r.launched);
   CHECK(r.participants >= 1 && r.participants <= r.launched);
+  return 0;
+}
+
+/* Every discovery protocol (the ticket and spin locks of Fig. 3, with and without the §5.4
+ * delay, and the lock-free one) finds participants, the same way on every backend. */
+static int t_discover_locks(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  const wgs_lock locks[] = {WGS_LOCK_TICKET, WGS_LOCK_SPIN, WGS_LOCK_FREE, WGS_LOCK_TICKET};
+  const char *names[] = {"ticket", "spin", "free", "ticket, delay 2"};
+  for (int i = 0; i < 4; i++) {
+    wgs_occupancy_config c;
+    memset(&c, 0, sizeof c);
+    c.local_size = 64;
+    c.lock = locks[i];
+    c.delay = i == 3 ? 2 : 0;
+    c.close_wait_us = -1; /* the device's default close wait */
+    wgs_launch_result r;
+    CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
+    printf("discover (%s): %u participants of %u launched\n", names[i], r.participants, r.launched);
+    CHECK(r.participants >= 1 && r.participants <= r.launched);
+  }
+  return 0;
+}
+
+/* Discovery launch after launch on one state's epochs: every run finds participants. */
+static int t_discover_repeat(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  wgs_occupancy_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 64;
+  c.close_wait_us = -1; /* the device's default close wait */
+  uint32_t lo = UINT32_MAX, hi = 0;
+  for (int i = 0; i < 20; i++) {
+    wgs_launch_result r;
+    CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
+    lo = r.participants < lo ? r.participants : lo;
+    hi = r.participants > hi ? r.participants : hi;
+  }
+  printf("20 discovery runs: %u to %u participants\n", lo, hi);
+  CHECK(lo >= 1);
+  return 0;
+}
+
+/* The largest local memory a group can have launches, and discovery runs with it. */
+static int t_max_local_mem(wgs_device_t *dev, const wgs_device_info *in)
+{
+  size_t bytes = 0;
+  CHECK_OK(wgs_occupancy_max_local_mem(dev, 64, &bytes));
+  printf("largest local memory per group: %zu bytes (device reports %llu)\n", bytes,
+         (unsigned long long)in->local_mem_bytes);
+  CHECK(bytes >= 1024);
+  wgs_occupancy_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 64;
+  c.local_mem_bytes = bytes;
+  wgs_launch_result r;
+  CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
+  printf("discover with it: %u participants\n", r.participants);
+  CHECK(r.participants >= 1);
   return 0;
 }
 
@@ -132,6 +194,23 @@ static int t_latency(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
+/* The split barrier's latency (arrive then wait at once) on every backend. */
+static int t_latency_split(wgs_device_t *dev, const wgs_device_info *in)
+{
+  wgs_latency_config c;
+  memset(&c, 0, sizeof c);
+  c.groups = in->compute_units;
+  c.local_size = 64;
+  c.rounds = 100;
+  c.repeats = 3;
+  c.split = 1;
+  wgs_latency_result r;
+  CHECK_OK(wgs_barrier_latency(dev, &c, &r));
+  printf("split latency: %.3f us per barrier over %u groups\n", r.median_us, c.groups);
+  CHECK(r.median_us > 0);
+  return 0;
+}
+
 /* Bad input is a clear error on every backend. */
 static int t_bad(wgs_device_t *dev, const wgs_device_info *in)
 {
@@ -174,12 +253,16 @@ static const struct {
     {"info", t_info},
     {"default_groups", t_default_groups},
     {"discover", t_discover},
+    {"discover_locks", t_discover_locks},
+    {"discover_repeat", t_discover_repeat},
+    {"max_local_mem", t_max_local_mem},
     {"bound", t_bound},
     {"selftest_counter", t_selftest_counter},
     {"selftest_xf", t_selftest_xf},
     {"selftest_split", t_selftest_split},
     {"selftest_unchecked_too_many", t_selftest_unchecked_too_many},
     {"latency", t_latency},
+    {"latency_split", t_latency_split},
     {"bad", t_bad},
     {"opencl_objects", t_opencl_objects},
 };
