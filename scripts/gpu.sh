@@ -200,6 +200,14 @@ if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and t
     t=build-gpu/tests/test_team; [ $c = mp ] && t=build-gpu/tests/test_team_plain
     timeout 120 $t $c > "$R/team-$c.log" 2>&1; echo "rc=$?" >> "$R/team-$c.log"; cat "$R/team-$c.log"; pack
   done
+  # with more than 2 GPUs: the team barrier's latency on the first 2, 4, 8 of them (issue 12)
+  ngpu=$(nvidia-smi -L | wc -l)
+  for n in 2 4 8; do
+    [ "$n" -lt "$ngpu" ] || continue
+    stamp "team mp on $n of $ngpu GPUs"
+    CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) timeout 120 build-gpu/tests/test_team_plain mp \
+      > "$R/team-mp-$n.log" 2>&1; grep -E "x256|stale" "$R/team-mp-$n.log"; pack
+  done
   if [ -z "${NO_JACOBI:-}" ]; then   # the Jacobi check (ctest team.jacobi), then its benchmark
     stamp "jacobi check"
     (cd build-gpu && timeout 150 ctest -R "team.jacobi" --output-on-failure) 2>&1 | tail -15 | tee "$R/jacobi-check.log"; pack
@@ -212,6 +220,8 @@ if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and t
     else
       echo "wgsync-jacobi-nvshmem not built (NVSHMEM not found)"
     fi
+    python3 scripts/plot_scaling.py "$R/jacobi/scaling.png" "$R/jacobi" || echo "no scaling plot (matplotlib?)"
+    pack
   fi
   nv=$(dirname "${NCCL_ROOT:-/nonexistent}")/nvshmem   # what NVSHMEM this environment has
   ls "$nv" "$nv/include" "$nv/lib" 2>&1 | head -40 > "$R/nvshmem-ls.txt"; pack

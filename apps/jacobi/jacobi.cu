@@ -315,7 +315,7 @@ static int measure(unsigned n, unsigned nx, unsigned ny, unsigned iters, unsigne
         t[f].push_back(us / iters);
     }
   /* the check: a run short enough for the CPU reference (all iterations when the grid is small) */
-  unsigned citers = check_iters(nx, ny, iters);
+  unsigned citers = check_iters(nx, ny, iters, (double)nx * ny > 1e8 ? 1e9 : 4e9);
   for (size_t f = 0; f < forms.size() && !rc; ++f) {
     result x;
     x.form = forms[f];
@@ -402,15 +402,23 @@ static int bench(const char *dir, unsigned gpus, unsigned runs, unsigned local_s
   std::vector<std::string> forms = {"persistent", "persistent-48", "nccl", "p2p"};
   std::vector<result> res;
   int rc = 0;
-  /* weak: ny rows per GPU; strong: ny rows in all */
+  /* weak: ny rows per GPU; strong: ny rows in all. GPU counts 1, 2, 4, ... up to every GPU
+   * (and every GPU when that is not a power of two); 16384^2 (issue 12's strong-scaling grid)
+   * from 4 GPUs on. */
   struct cfg { unsigned nx, ny, weak, iters; };
-  for (cfg c : {cfg{1024, 1024, 1, 2000}, cfg{4096, 4096, 0, 400}, cfg{8192, 8192, 0, 200}}) {
-    for (unsigned n : {1u, gpus}) {
+  std::vector<cfg> cfgs = {cfg{1024, 1024, 1, 2000}, cfg{4096, 4096, 0, 400}, cfg{8192, 8192, 0, 200}};
+  if (gpus >= 4)
+    cfgs.push_back(cfg{16384, 16384, 0, 100});
+  std::vector<unsigned> ns;
+  for (unsigned n = 1; n <= gpus; n *= 2)
+    ns.push_back(n);
+  if (ns.back() != gpus)
+    ns.push_back(gpus);
+  for (cfg c : cfgs) {
+    for (unsigned n : ns) {
       unsigned ny = c.weak ? c.ny * n : c.ny;
       fprintf(stderr, "%ux%u on %u GPU(s)%s\n", c.nx, ny, n, c.weak ? " (weak scaling)" : " (strong scaling)");
       rc |= measure(n, c.nx, ny, c.iters, runs, local_size, forms, true, res);
-      if (gpus == 1)
-        break;
     }
   }
   std::string md = std::string(dir) + "/jacobi.md", csv = std::string(dir) + "/jacobi.csv";
@@ -428,12 +436,19 @@ static int bench(const char *dir, unsigned gpus, unsigned runs, unsigned local_s
           "%u runs after a warm-up, forms interleaved; local size %u.\n\n", gpus, prop.name, drv,
           NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH, date, runs, local_size);
   print_table(f, res);
-  /* strong scaling: time on 1 GPU / (n x time on n GPUs), same grid */
-  fprintf(f, "\nStrong scaling (same grid), efficiency = t(1 GPU) / (%u x t(%u GPUs)):\n\n", gpus, gpus);
+  /* strong scaling: time on 1 GPU / (n x time on n GPUs), same grid; weak: t(1) / t(n) with
+   * the same rows per GPU */
+  fprintf(f, "\nScaling efficiency: strong (same grid) t(1 GPU) / (n x t(n GPUs)); weak (same rows "
+             "per GPU) t(1 GPU) / t(n GPUs):\n\n");
   for (const result &x : res)
     for (const result &y : res)
-      if (x.gpus == 1 && y.gpus == gpus && gpus > 1 && x.form == y.form && x.nx == y.nx && x.ny == y.ny)
-        fprintf(f, "- %s %ux%u: %.1f%%\n", x.form.c_str(), x.nx, x.ny, 100.0 * x.med / (gpus * y.med));
+      if (x.gpus == 1 && y.gpus > 1 && x.form == y.form && x.nx == y.nx) {
+        bool strong = x.ny == y.ny, weak = !strong && y.ny == x.ny * y.gpus && x.nx == 1024;
+        if (strong || weak)
+          fprintf(f, "- %s %ux%u, %u GPUs (%s): %.1f%%\n", y.form.c_str(), y.nx, y.ny, y.gpus,
+                  strong ? "strong" : "weak",
+                  100.0 * (strong ? x.med / (y.gpus * y.med) : x.med / y.med));
+      }
   fclose(f);
   print_csv(g, res);
   fclose(g);

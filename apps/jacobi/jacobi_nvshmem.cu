@@ -277,7 +277,7 @@ int main(int argc, char **argv)
   }
   if (iters < 1 || runs < 1)
     return fprintf(stderr, "wgsync-jacobi-nvshmem: expected --iters >= 1 and --runs >= 1\n"), 2;
-  setenv("NVSHMEM_SYMMETRIC_SIZE", "2G", 0); /* 8192^2 on one GPU: two grids of 268 MB */
+  setenv("NVSHMEM_SYMMETRIC_SIZE", "6G", 0); /* 16384^2 on one GPU: two grids of 1.07 GB */
   /* the GPU count without touching CUDA in this process (its children use CUDA) */
   if (gpus <= 0) {
     int p[2];
@@ -313,8 +313,9 @@ int main(int argc, char **argv)
             "%d.%d, %u runs after a warm-up; local size 256.\n\n", gpus, NVSHMEM_MAJOR_VERSION,
             NVSHMEM_MINOR_VERSION, runs);
     fprintf(csv, "gpus,nx,ny,iters,form,us_per_iter_median,us_min,us_max,checked,max_diff\n");
-    ns.push_back(1);
-    if (gpus > 1)
+    for (int n = 1; n <= gpus; n *= 2) /* 1, 2, 4, ... and every GPU, as wgsync-jacobi --bench */
+      ns.push_back(n);
+    if (ns.back() != gpus)
       ns.push_back(gpus);
   } else {
     ns.push_back(gpus);
@@ -324,8 +325,12 @@ int main(int argc, char **argv)
   int rc = 0;
   for (int n : ns) {
     std::vector<config> cfgs;
-    if (dir) /* the sets of wgsync-jacobi --bench: 1024^2 per GPU, 4096^2 and 8192^2 in all */
+    if (dir) { /* the sets of wgsync-jacobi --bench: 1024^2 per GPU, 4096^2, 8192^2 (and from 4
+                  GPUs 16384^2) in all */
       cfgs = {{1024, 1024u * n, 2000}, {4096, 4096, 400}, {8192, 8192, 200}};
+      if (gpus >= 4)
+        cfgs.push_back({16384, 16384, 100});
+    }
     else
       cfgs = {{nx, ny ? ny : 1024u * n, iters}};
     std::vector<line> ls;
