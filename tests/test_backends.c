@@ -230,6 +230,28 @@ static int t_bad(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
+/* The backends find each other through the libraries' tables (src/device.c): with the CUDA
+ * backend linked (statically, or as libwgsync_cuda.so beside libwgsync.so), "cuda:0" reaches
+ * it (a device, or "no CUDA device" on a machine without one), never "no CUDA backend"; without
+ * it, that is the answer, by name. */
+static int t_link(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)dev;
+  (void)in;
+  wgs_device_select s = {-1, -1, "cuda:0"};
+  wgs_device_t *d = NULL;
+  int rc = wgs_device_open(&s, &d);
+  printf("cuda:0 from this program: %s: %s\n", wgs_status_name(rc), rc ? wgs_last_error() : "opened");
+#ifdef WGSYNC_HAVE_CUDA
+  CHECK_MSG(rc == WGS_OK || rc == WGS_ENODEV, "the CUDA backend was not found: %s", wgs_last_error());
+#else
+  CHECK_EQ(rc, WGS_EUNSUPPORTED);
+  CHECK(strstr(wgs_last_error(), "no CUDA backend"));
+#endif
+  wgs_device_close(d);
+  return 0;
+}
+
 /* OpenCL objects on a CUDA device are refused by name; on an OpenCL device they work. */
 static int t_opencl_objects(wgs_device_t *dev, const wgs_device_info *in)
 {
@@ -265,6 +287,7 @@ static const struct {
     {"latency_split", t_latency_split},
     {"bad", t_bad},
     {"opencl_objects", t_opencl_objects},
+    {"link", t_link},
 };
 
 int main(int argc, char **argv)
