@@ -873,6 +873,71 @@ static int case_epochs(void)
   return 0;
 }
 
+/* One kernel source for both backends (tests/kernels/portable.h; test_cuda.cu runs the same
+ * file as CUDA): message passing across full and split grid barriers. */
+static int case_portable(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  char *src = read_text("portable.h");
+  wgs_program_t *prog;
+  CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
+  wgs_kernel_t *kk[2];
+  CHECK_OK(wgs_kernel_create(prog, "portable_mp", &kk[0]));
+  CHECK_OK(wgs_kernel_create(prog, "portable_mp_split", &kk[1]));
+  uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 300;
+  wgs_state_t *st;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  wgs_buffer_t *slots, *bad, *done;
+  size_t words = (size_t)groups * LOCAL;
+  CHECK_OK(wgs_buffer_create(dev, 2 * words * sizeof(uint32_t), &slots));
+  CHECK_OK(wgs_buffer_create(dev, words * sizeof(uint32_t), &bad));
+  CHECK_OK(wgs_buffer_create(dev, groups * sizeof(uint32_t), &done));
+  uint32_t *h = calloc(2 * words, sizeof *h); /* zeros */
+  CHECK(h);
+  for (uint32_t split = 0; split < 2; split++) {
+    wgs_kernel_t *k = kk[split];
+    CHECK_OK(wgs_buffer_write(slots, 0, 2 * words * sizeof *h, h));
+    CHECK_OK(wgs_buffer_write(bad, 0, words * sizeof *h, h));
+    CHECK_OK(wgs_buffer_write(done, 0, groups * sizeof *h, h));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, slots));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 2, bad));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 3, done));
+    CHECK_OK(wgs_kernel_set_arg(k, 4, sizeof rounds, &rounds));
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.timeout_ms = TIMEOUT_MS;
+    wgs_launch_result res;
+    CHECK_OK(wgs_launch(st, k, &cfg, &res));
+    uint32_t *b = malloc(words * sizeof *b), *d = malloc(groups * sizeof *d);
+    CHECK(b && d);
+    CHECK_OK(wgs_buffer_read(bad, 0, words * sizeof *b, b));
+    CHECK_OK(wgs_buffer_read(done, 0, groups * sizeof *d, d));
+    uint64_t stale = 0;
+    for (size_t i = 0; i < (size_t)res.participants * LOCAL; i++)
+      stale += b[i];
+    for (uint32_t g = 0; g < res.participants; g++)
+      CHECK_MSG(d[g] == rounds, "group %u finished %u of %u rounds", g, d[g], rounds);
+    printf("portable kernel, %s barrier: %u groups x %zu, %u rounds, %llu stale reads\n",
+           split ? "split" : "full", res.participants, LOCAL, rounds, (unsigned long long)stale);
+    CHECK_EQ(stale, 0);
+    free(b);
+    free(d);
+  }
+  free(h);
+  wgs_buffer_release(slots);
+  wgs_buffer_release(bad);
+  wgs_buffer_release(done);
+  wgs_state_release(st);
+  wgs_kernel_release(kk[0]);
+  wgs_kernel_release(kk[1]);
+  wgs_program_release(prog);
+  free(src);
+  wgs_device_close(dev);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 3 && !strcmp(argv[1], "spirv_il"))
@@ -888,6 +953,8 @@ int main(int argc, char **argv)
     LOCAL = 16;
   if (!strcmp(c, "props"))
     return case_props();
+  if (!strcmp(c, "portable"))
+    return case_portable();
   if (!strcmp(c, "overprovision"))
     return case_overprovision();
   if (!strcmp(c, "recall"))

@@ -21,6 +21,13 @@
 
 #define WGS_DEV static __device__ __forceinline__
 
+/* One kernel source for CUDA and OpenCL C (the OpenCL library defines the same three): a kernel
+ * written with them, wgsync's calls and the wgs_get_* ids compiles in both
+ * (tests/kernels/portable.h). */
+#define WGS_KERNEL extern "C" __global__
+#define WGS_GLOBAL
+typedef unsigned wgs_uint;
+
 /* ---- atomics layer (PTX) ---------------------------------------------------------------- */
 WGS_DEV unsigned wgs__ld_acq(const unsigned *p)
 {

@@ -33,6 +33,13 @@
 
 #define WGS_FN static inline
 
+/* One kernel source for OpenCL C and CUDA (wgsync.cuh defines the same three): a kernel
+ * written with them, wgsync's calls and the wgs_get_* ids compiles in both
+ * (tests/kernels/portable.h). */
+#define WGS_KERNEL __kernel
+#define WGS_GLOBAL __global
+typedef uint wgs_uint;
+
 typedef __global volatile uint *wgs_word_ptr;
 
 #if defined(WGS_LAYER_C11)

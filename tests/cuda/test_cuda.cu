@@ -15,6 +15,8 @@
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
+#include "../kernels/portable.h" /* the same kernel source test_wgsync.c builds as OpenCL C */
+
 static void need_gpu(void)
 {
   int n = 0;
@@ -290,6 +292,48 @@ static int case_mixed(void)
     CHECK_EQ(got[0], res.participants * rounds);
   }
   cudaFree(cnt), cudaFree(bad);
+  wgs_cuda_state_release(st);
+  return 0;
+}
+
+/* One kernel source for both backends (tests/kernels/portable.h, as test_wgsync's portable):
+ * message passing across full and split grid barriers. */
+static int case_portable(void)
+{
+  uint32_t groups = wgs_cuda_default_groups(0, LOCAL);
+  unsigned rounds = 2000, *slots, *bad, *done;
+  size_t words = (size_t)groups * LOCAL;
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, groups, &st));
+  CHECK(cudaMalloc(&slots, 2 * words * 4) == cudaSuccess && cudaMalloc(&bad, words * 4) == cudaSuccess &&
+        cudaMalloc(&done, groups * 4) == cudaSuccess);
+  unsigned *b = (unsigned *)malloc(words * 4), *d = (unsigned *)malloc(groups * 4);
+  CHECK(b && d);
+  const void *k[2] = {(const void *)portable_mp, (const void *)portable_mp_split};
+  for (int split = 0; split < 2; split++) {
+    cudaMemset(slots, 0, 2 * words * 4);
+    cudaMemset(bad, 0, words * 4);
+    cudaMemset(done, 0, groups * 4);
+    void *args[5] = {NULL, &slots, &bad, &done, &rounds};
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.timeout_ms = 2000;
+    wgs_launch_result res;
+    CHECK_OK(wgs_cuda_launch(st, k[split], args, 5, 0, 0, &cfg, &res));
+    CHECK(cudaMemcpy(b, bad, words * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    CHECK(cudaMemcpy(d, done, groups * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+    unsigned long long stale = 0;
+    for (size_t i = 0; i < (size_t)res.participants * LOCAL; i++)
+      stale += b[i];
+    for (uint32_t g = 0; g < res.participants; g++)
+      CHECK_MSG(d[g] == rounds, "group %u finished %u of %u rounds", g, d[g], rounds);
+    printf("portable kernel, %s barrier: %u groups x %d, %u rounds, %llu stale reads\n",
+           split ? "split" : "full", res.participants, LOCAL, rounds, stale);
+    CHECK_EQ(stale, 0);
+  }
+  free(b), free(d);
+  cudaFree(slots), cudaFree(bad), cudaFree(done);
   wgs_cuda_state_release(st);
   return 0;
 }
@@ -722,6 +766,7 @@ int main(int argc, char **argv)
   if (!strcmp(c, "misuse")) return case_misuse();
   if (!strcmp(c, "epochs")) return case_epochs();
   if (!strcmp(c, "busy")) return case_busy();
+  if (!strcmp(c, "portable")) return case_portable();
   fprintf(stderr, "unknown case %s\n", c);
   return 2;
 }

@@ -1,0 +1,44 @@
+/*
+ * One kernel source for both backends (WGS_KERNEL, WGS_GLOBAL, wgs_uint: the device libraries):
+ * tests/test_wgsync.c builds it as OpenCL C, tests/cuda/test_cuda.cu includes it as CUDA.
+ *
+ * Message passing across grid barriers, no atomics: in round r every participating work-item
+ * writes its word of the round's half of `slots`, a grid barrier, then it reads the word of the
+ * same work-item of the next group and counts a value that is not round r's into its word of
+ * `bad`. The halves alternate by round, so a group a round ahead never overwrites what a slower
+ * one still reads. done[g]: the rounds group g finished.
+ *
+ * Two kernels, full and split barrier, from one body: a run-time `if (split)` around the
+ * barriers made PoCL 3.1 (loopvec) lose the group's arrival and crash under workitemrepl.
+ */
+#define PORTABLE_MP_BODY(BARRIER)                                                               \
+  wgs_env env;                                                                                  \
+  if (wgs_discover(wgs, &env)) {                                                                \
+    wgs_uint n = wgs_get_num_groups(&env), ls = env.local_size;                                 \
+    wgs_uint gid = (wgs_uint)wgs_get_global_id(&env);                                           \
+    wgs_uint gsize = (wgs_uint)wgs_get_global_size(&env), stale = 0u;                           \
+    for (wgs_uint r = 0u; r < rounds; ++r) {                                                    \
+      size_t base = (size_t)(r & 1u) * gsize;                                                   \
+      slots[base + gid] = r * 2654435761u + gid;                                                \
+      BARRIER;                                                                                  \
+      wgs_uint src = ((env.group_id + 1u) % n) * ls + env.local_id;                             \
+      if (slots[base + src] != r * 2654435761u + src)                                           \
+        stale++;                                                                                \
+    }                                                                                           \
+    if (env.local_id == 0u)                                                                     \
+      done[env.group_id] = rounds;                                                              \
+    bad[gid] = stale;                                                                           \
+  }
+
+WGS_KERNEL void portable_mp(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *slots,
+                            WGS_GLOBAL wgs_uint *bad, WGS_GLOBAL wgs_uint *done, wgs_uint rounds)
+{
+  PORTABLE_MP_BODY(wgs_grid_barrier(&env))
+}
+
+WGS_KERNEL void portable_mp_split(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *slots,
+                                  WGS_GLOBAL wgs_uint *bad, WGS_GLOBAL wgs_uint *done,
+                                  wgs_uint rounds)
+{
+  PORTABLE_MP_BODY(wgs_grid_arrive(&env); wgs_grid_wait(&env))
+}
