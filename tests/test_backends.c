@@ -178,8 +178,9 @@ static int t_selftest_unchecked_too_many(wgs_device_t *dev, const wgs_device_inf
   return 0;
 }
 
-/* Latency over as many groups as compute units (resident on every backend). */
-static int t_latency(wgs_device_t *dev, const wgs_device_info *in)
+/* Latency over as many groups as compute units (resident on every backend), full or split
+ * (arrive then wait at once). */
+static int latency(wgs_device_t *dev, const wgs_device_info *in, int split)
 {
   wgs_latency_config c;
   memset(&c, 0, sizeof c);
@@ -187,29 +188,15 @@ static int t_latency(wgs_device_t *dev, const wgs_device_info *in)
   c.local_size = 64;
   c.rounds = 100;
   c.repeats = 3;
+  c.split = split;
   wgs_latency_result r;
   CHECK_OK(wgs_barrier_latency(dev, &c, &r));
-  printf("latency: %.3f us per barrier over %u groups\n", r.median_us, c.groups);
+  printf("%slatency: %.3f us per barrier over %u groups\n", split ? "split " : "", r.median_us, c.groups);
   CHECK(r.median_us > 0);
   return 0;
 }
-
-/* The split barrier's latency (arrive then wait at once) on every backend. */
-static int t_latency_split(wgs_device_t *dev, const wgs_device_info *in)
-{
-  wgs_latency_config c;
-  memset(&c, 0, sizeof c);
-  c.groups = in->compute_units;
-  c.local_size = 64;
-  c.rounds = 100;
-  c.repeats = 3;
-  c.split = 1;
-  wgs_latency_result r;
-  CHECK_OK(wgs_barrier_latency(dev, &c, &r));
-  printf("split latency: %.3f us per barrier over %u groups\n", r.median_us, c.groups);
-  CHECK(r.median_us > 0);
-  return 0;
-}
+static int t_latency(wgs_device_t *d, const wgs_device_info *in) { return latency(d, in, 0); }
+static int t_latency_split(wgs_device_t *d, const wgs_device_info *in) { return latency(d, in, 1); }
 
 /* Bad input is a clear error on every backend. */
 static int t_bad(wgs_device_t *dev, const wgs_device_info *in)

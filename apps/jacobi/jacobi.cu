@@ -45,7 +45,6 @@
 
 /* ---- the step, shared by every form ----------------------------------------------------- */
 
-template <int Unused>
 __device__ __forceinline__ void persistent_body(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb,
                                                 float *a, float *b, part p, unsigned nx, unsigned iters)
 {
@@ -70,12 +69,12 @@ __global__ void __launch_bounds__(1024, 2) k_persistent(wgs_team_ctx *t, ncclWin
                                                         float *a, float *b, part p, unsigned nx,
                                                         unsigned iters)
 {
-  persistent_body<0>(t, wa, wb, a, b, p, nx, iters);
+  persistent_body(t, wa, wb, a, b, p, nx, iters);
 }
 __global__ void k_persistent_48(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb, float *a, float *b,
                                 part p, unsigned nx, unsigned iters)
 {
-  persistent_body<1>(t, wa, wb, a, b, p, nx, iters);
+  persistent_body(t, wa, wb, a, b, p, nx, iters);
 }
 
 __global__ void k_step(const float *src, float *dst, unsigned rows, unsigned nx, float *top_halo,
