@@ -163,7 +163,7 @@ typedef enum {
   WGS_LOCK_TICKET = 0, /* fair: the paper's choice, near 100% recall */
   WGS_LOCK_SPIN = 1,   /* unfair test-and-set, for comparison (seed 003 Table 3) */
   WGS_LOCK_FREE = 2,   /* wgsync's lock-free counter protocol: one atomic add per group and an
-                          atomic close, no mutex (device/opencl/wgs_discovery.cl argues §3.2).
+                          atomic close, no mutex (device/common/wgs_core.h argues §3.2).
                           The default of wgs_launch_config_init: the fastest, same recall */
 } wgs_lock;
 

@@ -22,6 +22,9 @@
 #                          latency, Table 4 on both backends, mis and color with the barrier a call
 #   scripts/gpu.sh team    build + GPU teams (2+ GPUs, NCCL from the PyTorch environment): the team
 #                          tests and the team barrier's latency, NVLink multicast off
+#   scripts/gpu.sh devcore build + the device core's check: STAGE=1 the suite on both backends and
+#                          the litmus (as shipped, and the acquires weakened); STAGE=2 the CLI latency
+#                          and bench-shards' default shape, before (BASE_TAR) and after; STAGE="1 2" both
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -100,8 +103,8 @@ print(f'{d["device"]["backend"]},{d["device"]["name"]},{d["barrier"]},{d["groups
 PY
     done
   done; done
-  sed -i '1i backend,device,barrier,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat' "$R/latency-cli.csv"
-  rm -f "$R/lat.json"; cat "$R/latency-cli.csv"
+  sed -i '1i backend,device,barrier,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat' "$R/${LAT_CSV:-latency-cli.csv}"
+  rm -f "$R/lat.json"; cat "$R/${LAT_CSV:-latency-cli.csv}"
 }
 
 if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
@@ -306,6 +309,92 @@ if [ "$mode" = core ]; then   # the host core's check: device-API cases, CUDA an
     pack
   fi
   stamp done
+  exit 0
+fi
+
+if [ "$mode" = devcore ]; then   # one device-library core (device/common/wgs_core.h): STAGE=1 the
+  # whole suite on NVIDIA OpenCL and CUDA and the litmus (as shipped, and the acquires weakened,
+  # which it must catch); STAGE=2 the CLI latency and bench-shards' default shape, this tree and
+  # BASE_TAR's, same machine, side by side
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  if [[ " ${STAGE:-1} " == *" 1 "* ]]; then
+    stamp suite
+    (cd build-gpu && timeout "${SUITE_LIMIT:-300}" ctest -j1 -E '^(model|fuzz)\.' --output-on-failure > "$R/ctest-verify.log" 2>&1)
+    grep -E "tests passed|Failed|\*\*\*|Not Run|Total Test" "$R/ctest-verify.log" | tail -30; pack
+    for b in ${LITMUS:-wgsync-bench-litmus wgsync-bench-litmus-m1}; do
+      stamp "$b"; timeout 100 build-gpu/bench/$b "$R" "${ROUNDS:-1000}" > "$R/$b.log" 2>&1 || echo "$b FAILED"
+      tail -8 "$R/$b.log"; pack
+    done
+  fi
+  if [[ " ${STAGE:-1} " == *" 2 "* ]]; then
+    stamp "latency (this tree)"
+    LAT_SHAPES="132x256 528x256 1056x256 4224x32" cli_latency > /dev/null; pack
+    if [ -n "${BASE_TAR:-}" ]; then
+      B=$(mktemp -d); tar -xzf "$BASE_TAR" -C "$B"; mkdir -p "$R/base"
+      stamp "base build"
+      cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+        cmake --build "$B/build" -j16 --target wgsync-bench-shards wgsync-cli >/dev/null 2>&1 || echo "BASE BUILD FAILED"
+      stamp "latency (base)"
+      W0=$W; W=$B/build/cli/wgsync LAT_CSV=latency-cli-base.csv LAT_SHAPES="132x256 528x256 1056x256 4224x32" cli_latency > /dev/null; W=$W0
+      pack
+      paste -d, "$R/latency-cli.csv" "$R/latency-cli-base.csv" | awk -F, 'NR>1 {printf "%s %s %s x %s: %.3f (base %.3f) %+.1f%%\n", $1, $3, $4, $5, $6, $16, 100*($6/$16-1)}'
+      stamp "bench-shards, the default shape (this tree, base)"   # a kernel with the barrier alone
+      cmake --build build-gpu -j16 --target wgsync-bench-shards >/dev/null 2>&1
+      for t in "new:build-gpu" "base:$B/build"; do mkdir -p "$R/shards-${t%%:*}"
+        WGS_BENCH_SHAPES=default timeout 100 "${t#*:}/bench/wgsync-bench-shards" "$R/shards-${t%%:*}" 2>&1 |
+          grep -E "default|registers" | sed "s/^/${t%%:*} /"
+      done | tee "$R/bench-shards.txt"; pack
+    fi
+  fi
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = devexp ]; then   # the device core's knobs (wgs_core.h, "Experiment knobs") against
+  # BASE_TAR, CLI latency, one process per variant and shape, same machine
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  B=$(mktemp -d); tar -xzf "$BASE_TAR" -C "$B"
+  stamp "builds"
+  cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+    cmake --build "$B/build" -j16 --target wgsync-cli >/dev/null 2>&1 || echo "BASE BUILD FAILED"
+  # VARIANTS: "name:-DKNOB=1 -DKNOB2=1 ..." separated by commas
+  IFS=, read -ra vs <<< "${VARIANTS:-split-kinds:-DWGS_BARRIER_SPLIT_KINDS=1}"
+  for v in "${vs[@]}"; do
+    cmake -S . -B "build-${v%%:*}" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=${v#*:}" >/dev/null &&
+      cmake --build "build-${v%%:*}" -j16 --target wgsync-cli >/dev/null 2>&1 || echo "BUILD $v FAILED"
+  done
+  if command -v cuobjdump > /dev/null; then   # the latency kernel's SASS, for each tree
+    cuobjdump -sass -fun wgs_cuda_latency_plain "$B/build/libwgsync_cuda.a" > "$R/sass-base.txt" 2>&1
+    cuobjdump -sass -fun wgs_cuda_latency_plain build-gpu/libwgsync_cuda.a > "$R/sass-new.txt" 2>&1
+    for v in "${vs[@]}"; do cuobjdump -sass -fun wgs_cuda_latency_plain "build-${v%%:*}/libwgsync_cuda.a" > "$R/sass-${v%%:*}.txt" 2>&1; done
+    wc -l "$R"/sass-*.txt
+  fi
+  stamp "latency"
+  one() { # label cli device barrier shape [tools options]
+    printf "%-22s %-6s %-7s %-9s %s\n" "$1" "$3" "$4" "$5" "$(WGSYNC_TOOLS_OPTIONS="${6:-}" WGSYNC_DEVICE=$3 $2 latency --barrier $4 \
+      --groups ${5%x*} --local-size ${5#*x} --rounds 2000 --runs 7 2>&1 | grep -oE 'median [0-9.]+ us.*\]|WGS_E.*')"
+  }
+  for rep in 1 2; do for gt in ${SHAPES:-1056x256 528x256 4224x32}; do for b in counter xf; do
+    one base "$B/build/cli/wgsync" cuda $b $gt; one new "$W" cuda $b $gt
+    for v in "${vs[@]}"; do one "${v%%:*}" "build-${v%%:*}/cli/wgsync" cuda $b $gt; done
+    one base "$B/build/cli/wgsync" NVIDIA $b $gt; one new "$W" NVIDIA $b $gt
+    IFS=, read -ra cvs <<< "${CL_VARIANTS:-}"
+    for v in "${cvs[@]}"; do one "${v%%:*}" "$W" NVIDIA $b $gt "${v#*:}"; done
+  done; done; done | tee "$R/latency-variants.txt"
+  if [ -n "${BENCH_SHARDS:-}" ]; then   # another kernel (bench_shards' lat_k), the default shape
+    stamp "bench-shards"
+    cmake --build "$B/build" -j16 --target wgsync-bench-shards >/dev/null 2>&1
+    cmake --build build-gpu -j16 --target wgsync-bench-shards >/dev/null 2>&1
+    for v in "${vs[@]}"; do cmake --build "build-${v%%:*}" -j16 --target wgsync-bench-shards >/dev/null 2>&1; done
+    for rep in 1 2; do
+      for t in "base:$B/build" "new:build-gpu" $(for v in "${vs[@]}"; do echo "${v%%:*}:build-${v%%:*}"; done); do
+        mkdir -p "$R/shards-${t%%:*}-$rep"
+        WGS_BENCH_SHAPES=default timeout 100 "${t#*:}/bench/wgsync-bench-shards" "$R/shards-${t%%:*}-$rep" 2>&1 |
+          grep -E "default|registers" | sed "s/^/${t%%:*} /"
+      done
+    done | tee "$R/bench-shards-variants.txt"
+  fi
+  pack; stamp done
   exit 0
 fi
 

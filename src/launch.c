@@ -42,7 +42,7 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
   w[WGS_CFG_ATOM_MIN] = wgs__barrier_atom_min();
 }
 
-/* The counter barrier's sharded shape (device/cuda/wgsync.cuh, "Counter barrier"):
+/* The counter barrier's sharded shape (device/common/wgs_core.h, "Counter barrier"):
  * S | R << 8 | fewest groups << 16. WGSYNC_BARRIER_SHARDS="S,R[,MIN]" (S, R powers of two from
  * 1 to WGS_SHARDS_MAX; MIN up to 65535) overrides the default; "0" turns sharding off (every
  * launch polls one arrival count). Read on every launch, so that a benchmark can compare
@@ -64,7 +64,7 @@ uint32_t wgs__barrier_shards(void)
 }
 
 /* The fewest groups whose unsharded counter barrier arrives with an acq_rel add and waits for
- * its result (device/cuda/wgsync.cuh, "Counter barrier"). WGSYNC_BARRIER_ATOM_MIN=N overrides
+ * its result (device/common/wgs_core.h, "Counter barrier"). WGSYNC_BARRIER_ATOM_MIN=N overrides
  * the default (0: never); read on every launch, as WGSYNC_BARRIER_SHARDS. */
 uint32_t wgs__barrier_atom_min(void)
 {

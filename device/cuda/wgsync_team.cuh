@@ -135,7 +135,7 @@ WGS_DEV void wgs__team_wait(wgs_team_env *e, unsigned site)
 #endif
   unsigned want = e->crossings + 1u; /* group 0 set the copies to 0 in wgs_team_discover */
   if (env->split_state != 1u) {
-    wgs__misuse(env, site); /* waited without arriving */
+    wgs__split_misuse(env, site); /* waited without arriving */
   } else if (env->participating) {
     if (e->nranks == 1u) {
       wgs__counter_wait(env, site, 0u); /* a team of one: the local split barrier's wait */

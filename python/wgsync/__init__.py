@@ -166,7 +166,7 @@ def library_path(which="cl"):
 
 
 def include_dir():
-    """The folder holding wgsync.cuh, wgs_layout.h and wgsync.cl (for NVRTC / CuPy -I, and for
+    """The folder holding wgsync.cuh, wgs_core.h, wgs_layout.h and wgsync.cl (for NVRTC / CuPy -I, and for
     building OpenCL programs yourself): WGSYNC_INCLUDE_DIR, else <prefix>/include/wgsync next
     to the library's <prefix>/lib."""
     d = os.environ.get("WGSYNC_INCLUDE_DIR")

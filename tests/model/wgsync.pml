@@ -7,10 +7,10 @@
  *    before it runs and frees it when it ends (a GPU starts a waiting block only when a
  *    resident one exits; PoCL runs one group per worker thread).
  *  - Discovery (seed 003 Fig. 3 with a ticket or a spin lock, and wgsync's lock-free protocol,
- *    device/opencl/wgs_discovery.cl), then ROUNDS counter barriers among the participants
+ *    device/common/wgs_core.h), then ROUNDS counter barriers among the participants
  *    (polling the one arrival count after release adds, or after acq_rel adds whose result
  *    lets the last arriver skip the poll, or sharded: two shards that participant 0 waits for,
- *    and two replicas of the instance it publishes; device/cuda/wgsync.cuh), over LAUNCHES
+ *    and two replicas of the instance it publishes; device/common/wgs_core.h), over LAUNCHES
  *    launches on one state: launch epochs
  *    (device/common/wgs_layout.h), where launch E uses half E mod 2, every group clears its
  *    share of the other half, and the last group to count itself in moves E on.

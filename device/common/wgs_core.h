@@ -1,0 +1,926 @@
+/*
+ * wgsync device library, the core: occupancy discovery (seed 003 §3, Fig. 3 and Table 2, with
+ * the ticket and spin locks of §5.1 and the delay of §5.4), wgsync's lock-free discovery, the
+ * grid barriers among participating groups (the XF barrier of §2.2 made correct as in §4.2,
+ * and wgsync's counter barrier), the split grid barrier, and checked builds' bounded spins and
+ * reports. Written once for OpenCL C and CUDA C.
+ *
+ * Where it comes from: the OpenCL library concatenates wgs_layout.h, its language layer
+ * (device/opencl/wgs_atomics.cl), this file and wgs_split_wg.cl into wgsync.cl; the CUDA library
+ * (device/cuda/wgsync.cuh) is its language layer, then #include "wgs_core.h". So this file
+ * includes nothing and uses only what a layer defines:
+ *
+ *   WGS_FN                    how a library function is declared (inline, device)
+ *   wgs_word_ptr, wgs__u64    a pointer to a 32-bit state word in global memory; 64-bit unsigned
+ *   wgs__ld_acq  wgs__ld_rlx  wgs__st_rel  wgs__st_rlx  wgs__add_rlx  wgs__add_acqrel
+ *   wgs__red_rel wgs__xchg_acq wgs__or_rlx wgs__cas_rlx
+ *                             device-scope atomics with the named ordering (the layer's comments
+ *                             say how each is made on its platform)
+ *   WGS_HAS_TIMER, wgs__timer_ns()   a nanosecond clock, or 0 (then spins count iterations)
+ *   WGS_HAS_GRIDID, wgs__gridid()    a number that tells launches apart (CUDA's %gridid), or 0
+ *   wgs__mirror_put(s, word, v)      the host-mapped copy of a result word, where there is one
+ *   wgs__group_index() wgs__group_count() wgs__local_index() wgs__local_count()   1-D ids
+ *   wgs__group_barrier()      a work-group barrier that orders global memory (OpenCL's barrier
+ *                             with both fences; CUDA's __syncthreads, CTA-scope ordering)
+ *   WGS__JOIN(env, part, full)  the join between a grid barrier's two phases: a work-group
+ *                             barrier when full (the XF barrier's B2); otherwise at least the
+ *                             counter combiner's polling work-items (wgs__combiner) together
+ *                             (OpenCL: always the barrier, PoCL 3.1 needs every barrier outside
+ *                             conditions; CUDA: __syncwarp in the combiner's first warp)
+ *   wgs__log2(x)  wgs__pause_ns(ns)   floor(log2 x) of a power of two; a short sleep, or nothing
+ *   WGS__INIT(v)              "= v" where a struct member can have a default (C++), else empty
+ *   WGS__ENV_STARTS_EMPTY     1 where wgs_env starts with s == 0 (WGS__INIT): grid barriers can
+ *                             then tell a group outside the launch and leave early (CUDA)
+ *   WGS_BARRIER_FN            how wgs__grid_barrier is declared (inlined, or a call)
+ *
+ * Memory ordering is that of the C11/PTX models at device scope, and every site says why its
+ * ordering is enough. The state's layout is wgs_layout.h; the host side is src/.
+ */
+#ifndef WGS_CORE_H
+#define WGS_CORE_H
+
+/* ---- state access --------------------------------------------------------------------------- */
+/* s points at the half of the running launch (wgs_layout.h); its line 0 holds the distance back
+ * to the state's base, where the config and the error report live. */
+WGS_FN wgs_word_ptr wgs__glob(wgs_word_ptr s) { return s - s[WGS_W_BACK]; }
+WGS_FN unsigned wgs__cfg(wgs_word_ptr s, unsigned word) { return wgs__glob(s)[WGS_G_CONFIG + word]; }
+WGS_FN wgs__u64 wgs__cfg64(wgs_word_ptr s, unsigned lo)
+{
+  return ((wgs__u64)wgs__cfg(s, lo + 1u) << 32) | (wgs__u64)wgs__cfg(s, lo);
+}
+
+/* ---- bounded spins (checked builds: undefined behaviour made visible, never a hang) ---------
+ * wgs__spin_gave_up returns 0 to go on spinning, WGS__TIMED_OUT when this spin ran past the
+ * host's limit (nanoseconds where the device has a timer, iterations otherwise) and won the
+ * right to report (the caller writes the report, then calls wgs__abort_done), WGS__ABORTED once
+ * the report is written. A spin past its limit that lost the race keeps spinning until then.
+ * Callers leave their loop with `break` and still reach every work-group barrier that follows,
+ * never `return`: on PoCL an early return before a barrier can hang the work-group (seed 004).
+ * Unchecked builds compile the check away. */
+#define WGS__TIMED_OUT 1
+#define WGS__ABORTED 2
+typedef struct wgs__spin {
+  wgs__u64 start, iters;
+} wgs__spin;
+/* Unchecked builds never look at the start, and a clock read is a volatile asm the compiler
+ * keeps: they read no clock (no change in latency measured on the H200: the read was off the
+ * critical path; bench/results/h200-devcore-2026-11-24). */
+WGS_FN void wgs__spin_init(wgs__spin *sp)
+{
+  sp->iters = 0u;
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  sp->start = WGS_HAS_TIMER ? wgs__timer_ns() : 0u;
+#else
+  sp->start = 0u;
+#endif
+}
+#if defined(WGS_CHECKED) && WGS_CHECKED
+WGS_FN int wgs__spin_gave_up(wgs_word_ptr s, wgs__spin *sp)
+{
+  unsigned state = wgs__ld_rlx(&s[WGS_W_ABORT]);
+  if (state == WGS_ABORT_DONE)
+    return WGS__ABORTED;
+  wgs__u64 used = ++sp->iters;
+  if (WGS_HAS_TIMER) { /* the clock is read every 256 rounds */
+    if ((sp->iters & 255u) != 0u)
+      return 0;
+    used = wgs__timer_ns() - sp->start;
+  }
+  if (used <= wgs__cfg64(s, WGS_CFG_LIMIT_LO) || state != WGS_ABORT_RUNNING)
+    return 0;
+  if (wgs__cas_rlx(&s[WGS_W_ABORT], WGS_ABORT_RUNNING, WGS_ABORT_REPORTING) != WGS_ABORT_RUNNING)
+    return 0; /* another spin reports; wait for it */
+  return WGS__TIMED_OUT;
+}
+#else
+#define wgs__spin_gave_up(s, sp) 0
+#endif
+/* Release: the report written before this is complete when the others leave. */
+WGS_FN void wgs__abort_done(wgs_word_ptr s) { wgs__st_rel(&s[WGS_W_ABORT], WGS_ABORT_DONE); }
+
+/* ---- the participating-group environment (Table 2) ----------------------------------------- */
+typedef struct wgs_env {
+  wgs_word_ptr s WGS__INIT(0); /* protocol state (the launch's half); where a struct member can
+                                  have a default, 0 until wgs_discover (CUDA checked builds
+                                  report a grid barrier before it) */
+  unsigned early_site WGS__INIT(0u); /* that barrier's line (CUDA checked builds) */
+  unsigned max_groups;    /* capacity of the per-group arrays */
+  unsigned group_id;      /* participating group id (Table 2, p_get_group_id) */
+  unsigned num_groups;    /* participating group count (Table 2, p_get_num_groups) */
+  unsigned local_id;      /* local id (1-D) */
+  unsigned local_size;    /* local size (1-D) */
+  unsigned instance;      /* grid barriers this group has passed (checked builds name them) */
+  unsigned barrier_kind;  /* WGS_BARRIER_KIND_*, from the host, in bits 0-7; the counter
+                             barrier's shape in bits 8-24 (wgs__choose_shards), packed so that
+                             the environment takes no more registers */
+  unsigned counted;       /* counter-based instances passed (full or split): the arrival target.
+                             XF barriers do not add to it (the mixing rule, below) */
+  unsigned split_state;   /* 0 idle, 1 arrived: checked builds report misuse of the split barrier */
+  unsigned participating; /* 1 when this group takes part */
+} wgs_env;
+
+WGS_FN unsigned wgs_get_group_id(const wgs_env *env) { return env->group_id; }
+WGS_FN unsigned wgs_get_num_groups(const wgs_env *env) { return env->num_groups; }
+WGS_FN size_t wgs_get_global_id(const wgs_env *env)
+{
+  return (size_t)env->group_id * env->local_size + env->local_id;
+}
+WGS_FN size_t wgs_get_global_size(const wgs_env *env)
+{
+  return (size_t)env->num_groups * env->local_size;
+}
+
+/* ---- reports (checked builds) ------------------------------------------------------------- */
+/* The first report wins (a CAS on the error code); the host decodes it (src/status.c). */
+WGS_FN void wgs__report_lock(wgs_word_ptr s, unsigned group)
+{
+  wgs_word_ptr err = wgs__glob(s) + WGS_G_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_LOCK) == 0u) {
+    wgs__st_rlx(&err[WGS_ERR_REPORTER], group);
+    wgs__mirror_put(s, WGS_MIRROR_ERROR, WGS_DEV_ERR_LOCK);
+  }
+}
+/* A broken rule of the API (WGS_DEV_ERR_MISUSE; what is one of WGS_MISUSE_*). */
+WGS_FN void wgs__report_misuse(wgs_word_ptr s, unsigned what, unsigned site, unsigned arrived,
+                               unsigned expected)
+{
+#if WGS_CHECK_MISUSE
+  wgs_word_ptr err = wgs__glob(s) + WGS_G_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, WGS_DEV_ERR_MISUSE) != 0u)
+    return;
+  wgs__st_rlx(&err[WGS_ERR_SITE], site);
+  wgs__st_rlx(&err[WGS_ERR_INSTANCE], what);
+  wgs__st_rlx(&err[WGS_ERR_ARRIVED], arrived);
+  wgs__st_rlx(&err[WGS_ERR_EXPECTED], expected);
+  wgs__st_rlx(&err[WGS_ERR_REPORTER], wgs__group_index());
+  wgs__mirror_put(s, WGS_MIRROR_ERROR, WGS_DEV_ERR_MISUSE);
+#else
+  (void)s, (void)what, (void)site, (void)arrived, (void)expected;
+#endif
+}
+/* A grid barrier (or split wait) that gave up: who had arrived at this instance and who not
+ * (the entry records of wgs__check_entry), for the host to name. */
+WGS_FN void wgs__report_grid(const wgs_env *env, unsigned site, unsigned code)
+{
+  wgs_word_ptr s = env->s;
+  wgs_word_ptr err = wgs__glob(s) + WGS_G_ERROR;
+  if (wgs__cas_rlx(&err[WGS_ERR_CODE], 0u, code) != 0u)
+    return; /* somebody reported first */
+  wgs_word_ptr entered = s + WGS_OFF_ENTERED(env->max_groups);
+  unsigned want = env->instance + 1u, arrived = 0u, missing = 0u;
+  for (unsigned g = 0u; g < env->num_groups; ++g) {
+    if (wgs__ld_rlx(&entered[g]) >= want) {
+      arrived++;
+    } else {
+      if (missing < WGS_ERR_MISSING_MAX)
+        wgs__st_rlx(&err[WGS_ERR_MISSING + missing], g);
+      missing++;
+    }
+  }
+  wgs__st_rlx(&err[WGS_ERR_SITE], site);
+  wgs__st_rlx(&err[WGS_ERR_INSTANCE], env->instance);
+  wgs__st_rlx(&err[WGS_ERR_ARRIVED], arrived);
+  wgs__st_rlx(&err[WGS_ERR_EXPECTED], env->num_groups);
+  wgs__st_rlx(&err[WGS_ERR_REPORTER], env->group_id);
+  wgs__st_rlx(&err[WGS_ERR_MISSING_N], missing);
+  wgs__mirror_put(s, WGS_MIRROR_ERROR, code);
+}
+/* One step of a bounded spin in discovery: 1 when the spin must stop (timed out: reported). */
+WGS_FN int wgs__lock_gave_up(wgs_word_ptr s, wgs__spin *sp, unsigned group)
+{
+  int why = wgs__spin_gave_up(s, sp);
+  if (why == WGS__TIMED_OUT) {
+    wgs__report_lock(s, group);
+    wgs__abort_done(s);
+  }
+  return why != 0;
+}
+/* One step of a bounded spin in a grid barrier: 1 when the wait must end (timed out: reported). */
+WGS_FN int wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
+{
+  int why = wgs__spin_gave_up(env->s, sp);
+  if (why == WGS__TIMED_OUT) {
+    wgs__report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+    wgs__abort_done(env->s);
+  }
+  return why != 0;
+}
+
+/* ---- discovery (seed 003 §3) ----------------------------------------------------------------
+ * One representative work-item per group (local id 0) runs the protocol; the result reaches the
+ * rest of the group through the map M in global memory and a work-group barrier. No other
+ * work-item of the group ever spins (PoCL runs them one after another).
+ *
+ * The four properties of §3.2 hold because the locked protocol is Fig. 3 unchanged:
+ *  - at least one participant: the poll starts open, so the first group to take the mutex polls;
+ *  - consistent count: count changes only under the mutex while the poll is open, the poll never
+ *    reopens, and a group returns PARTICIPATING only after the poll is closed;
+ *  - contiguous unique ids: each participant records the value of count it incremented;
+ *  - simultaneous occupancy: a participant polled before any group finished the protocol.
+ */
+
+/* Mutex of Fig. 3. Returns 1 when held, 0 when a checked spin gave up (reported). The caller's
+ * spin sp bounds the wait: one per phase, one for the whole §5.4 delay. */
+WGS_FN int wgs__lock(wgs_word_ptr s, unsigned kind, unsigned *ticket, unsigned group, wgs__spin *sp)
+{
+  if (kind == WGS_LOCK_KIND_SPIN) {
+    /* Test-and-set; acquire so that the critical section sees the last holder's writes. */
+    while (wgs__xchg_acq(&s[WGS_W_SPIN], 1u) != 0u)
+      if (wgs__lock_gave_up(s, sp, group))
+        return 0;
+  } else {
+    /* Ticket lock: taking a ticket needs no ordering; the acquire load of the served ticket,
+     * which reads the previous holder's release store, is what orders the critical section. */
+    *ticket = wgs__add_rlx(&s[WGS_W_TICKET_NEXT], 1u);
+    while (wgs__ld_acq(&s[WGS_W_TICKET_SERVE]) != *ticket)
+      if (wgs__lock_gave_up(s, sp, group))
+        return 0;
+  }
+  return 1;
+}
+WGS_FN void wgs__unlock(wgs_word_ptr s, unsigned kind, unsigned ticket)
+{
+  /* Release: the next holder's acquire sees everything done under the mutex. */
+  if (kind == WGS_LOCK_KIND_SPIN)
+    wgs__st_rel(&s[WGS_W_SPIN], 0u);
+  else
+    wgs__st_rel(&s[WGS_W_TICKET_SERVE], ticket + 1u);
+}
+
+/* Protocol start and end of a participant, where the device has a clock (timed launches). */
+WGS_FN void wgs__stamp(wgs_word_ptr s, unsigned mg, unsigned group, wgs__u64 t0)
+{
+  if (wgs__cfg(s, WGS_CFG_TIMED) == 0u)
+    return;
+  wgs_word_ptr t = s + WGS_OFF_TIME(mg) + 4u * group;
+  wgs__u64 t1 = wgs__timer_ns();
+  t[0] = (unsigned)t0;
+  t[1] = (unsigned)(t0 >> 32);
+  t[2] = (unsigned)t1;
+  t[3] = (unsigned)(t1 >> 32);
+}
+
+/* The last group of a launch to count itself in (all have read the epoch: each read precedes
+ * its acq_rel count-in, and this group's RMW read the last of them) moves the epoch on. The
+ * next launch, ordered after this one by its stream or queue, reads it. */
+WGS_FN void wgs__advance_epoch(wgs_word_ptr s, unsigned epoch)
+{
+  wgs__st_rlx(&wgs__glob(s)[WGS_G_CTRL + WGS_CTRL_EPOCH], epoch + 1u);
+  wgs__mirror_put(s, WGS_MIRROR_EPOCH, epoch + 1u);
+}
+/* The launch's result for the host: its epoch and participant count (control line). */
+WGS_FN void wgs__publish_result(wgs_word_ptr s, unsigned epoch, unsigned participants)
+{
+  wgs_word_ptr ctrl = wgs__glob(s) + WGS_G_CTRL;
+  wgs__st_rlx(&ctrl[WGS_CTRL_PARTICIPANTS], participants);
+  wgs__st_rlx(&ctrl[WGS_CTRL_RESULT_EPOCH], epoch);
+  wgs__mirror_put(s, WGS_MIRROR_PARTICIPANTS, participants);
+  wgs__mirror_put(s, WGS_MIRROR_RESULT_EPOCH, epoch);
+}
+
+/* wgsync's close wait (quiescence): before closing, wait until count (seen when the wait
+ * began) stays unchanged for a host-given time W (nanoseconds on devices with a clock,
+ * calibrated iterations elsewhere). While groups keep arriving (a GPU still launching blocks, a
+ * CPU worker thread waking late) the wait extends; once resident groups have all polled, the
+ * stream stops, because non-resident groups start only when a resident one exits. It also
+ * stops at the host's "enough", a count no launch can exceed (the kernel's occupancy from the
+ * occupancy API, or a CPU device's worker threads): then every group that can be resident has
+ * polled. Too high only falls back to the quiet period, too low closes early (fewer
+ * participants): only the closer's timing changes, so the four properties of §3.2 hold.
+ * W = 0 is Fig. 3 as published. watch_poll (the locked protocol): also stop once somebody
+ * closed the poll or a checked spin aborted, since waiting longer cannot add participants. */
+WGS_FN void wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll)
+{
+  wgs__u64 wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__timer_ns(), i = 0u;
+  unsigned enough = wgs__cfg(s, WGS_CFG_ENOUGH);
+  while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait) : (i < wait)) {
+    ++i;
+    if (watch_poll && (wgs__ld_acq(&s[WGS_W_CLOSED]) != 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
+      break;
+    unsigned now = wgs__ld_rlx(&s[WGS_W_COUNT]);
+    if (enough != 0u && (now & ~WGS_COUNT_CLOSED) >= enough)
+      break;
+    if (now != seen) { /* a new participant: restart the quiet period */
+      seen = now;
+      w0 = wgs__timer_ns();
+      i = 0u;
+    }
+  }
+}
+
+/* Fig. 3 for the representative work-item, under a mutex (WGS_LOCK_KIND_TICKET / _SPIN).
+ * Returns the participating id or WGS_NOT_PARTICIPATING. Every path ends at the bottom. */
+WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch)
+{
+  unsigned kind = wgs__cfg(s, WGS_CFG_LOCK), delay = wgs__cfg(s, WGS_CFG_DELAY);
+  unsigned ticket = 0u, id = WGS_NOT_PARTICIPATING;
+  wgs__u64 t0 = wgs__timer_ns();
+  /* Polling phase (lines 1-9). Accesses under the mutex may be relaxed: the mutex orders them. */
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  if (wgs__lock(s, kind, &ticket, group, &sp)) {
+    if (wgs__ld_rlx(&s[WGS_W_CLOSED]) == 0u) {
+      id = wgs__ld_rlx(&s[WGS_W_COUNT]);
+      wgs__st_rlx(&s[WGS_W_COUNT], id + 1u);
+    }
+    wgs__unlock(s, kind, ticket);
+  }
+  if (id != WGS_NOT_PARTICIPATING) {
+    /* §5.4 delay: lock/unlock rounds that let queued groups poll before this one closes.
+     * Checked builds bound the whole delay as one spin (every lock wait and every round counts
+     * against it), not each round: 2^32 bounded rounds are not bounded. */
+    wgs__spin_init(&sp);
+    for (unsigned d = 0u; d < delay; ++d) {
+      if (!wgs__lock(s, kind, &ticket, group, &sp))
+        break;
+      wgs__unlock(s, kind, ticket);
+      if (wgs__lock_gave_up(s, &sp, group))
+        break;
+    }
+    /* The close wait, outside the mutex: unlike the rounds above it needs no lock hand-off,
+     * which on a CPU with more worker threads than cores costs a context switch each. */
+    wgs__quiesce(s, id + 1u, 1);
+    /* Closing phase (lines 11-15). */
+    wgs__spin_init(&sp);
+    if (wgs__lock(s, kind, &ticket, group, &sp)) {
+      if (wgs__ld_rlx(&s[WGS_W_CLOSED]) == 0u) { /* this group closes: the count is final */
+        wgs__st_rlx(&s[WGS_W_CLOSED], 1u);
+        wgs__publish_result(s, epoch, wgs__ld_rlx(&s[WGS_W_COUNT]));
+      }
+      wgs__unlock(s, kind, ticket);
+    }
+    wgs__stamp(s, mg, group, t0);
+  }
+  return id;
+}
+
+/*
+ * wgsync's lock-free protocol (WGS_LOCK_KIND_FREE): one atomic add per group instead of two
+ * mutex hand-offs, so that a launch of thousands of groups is not serialised through a lock.
+ *   poll:  old = fetch_add(count, 1). If old has the CLOSED bit, the group does not take part
+ *          (its increment lands above the bit and is never read as an id); else id = old.
+ *   close: participant 0 waits for quiescence (count unchanged for W), then
+ *          old = fetch_or(count, CLOSED): n = old is the number of adds that came before the bit,
+ *          and it publishes final = n + 1 with a release store. Every participant waits for it.
+ * The four properties of seed 003 §3.2:
+ *  - at least one: the first add in count's modification order sees no CLOSED bit;
+ *  - consistent count: exactly the adds before the fetch_or see no bit, they got 0..n-1, and
+ *    every participant reads the same published n;
+ *  - contiguous unique ids: the adds before the fetch_or return 0..n-1, once each;
+ *  - simultaneous occupancy: at the moment of the fetch_or every participant has started (its
+ *    add is before it) and none has finished (each waits for final, written after it).
+ * Waiting for final is safe: the writer is participant 0, which is occupant by the same argument.
+ */
+WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
+                               unsigned launched, unsigned epochs)
+{
+  wgs_word_ptr final_word = s + WGS_OFF_FINAL(mg);
+  wgs__u64 t0 = wgs__timer_ns();
+  /* acq_rel: the add also counts this group in for the launch epoch (wgs__discover). */
+  unsigned old = wgs__add_acqrel(&s[WGS_W_COUNT], 1u);
+  if (epochs && (old & ~WGS_COUNT_CLOSED) == launched - 1u)
+    wgs__advance_epoch(s, epoch);
+  if (old & WGS_COUNT_CLOSED)
+    return WGS_NOT_PARTICIPATING;
+  if (old == 0u) {
+    wgs__quiesce(s, 1u, 0);
+    /* The RMW reads the latest count: n is exact. Release publishes it to the participants. */
+    unsigned n = wgs__or_rlx(&s[WGS_W_COUNT], WGS_COUNT_CLOSED);
+    wgs__st_rel(final_word, n + 1u);
+    wgs__publish_result(s, epoch, n);
+  } else {
+    wgs__spin sp;
+    wgs__spin_init(&sp);
+    while (wgs__ld_acq(final_word) == 0u)
+      if (wgs__lock_gave_up(s, &sp, group))
+        break;
+  }
+  wgs__stamp(s, mg, group, t0);
+  return old;
+}
+
+/* The counter barrier's shape for this launch (see "Counter barrier" below), packed into
+ * env->barrier_kind: bit 16 set when sharded, then log2 S in bits 8-11 and log2 R in bits
+ * 12-15; bit 24 set when not sharded and the arrival waits for its acq_rel add. The host's
+ * WGS_CFG_SHARDS word gives S, R (powers of two, at most WGS_SHARDS_MAX) and the fewest groups
+ * that use shards, WGS_CFG_ATOM_MIN the fewest that wait for the add (src/launch.c). S and R
+ * are lowered to the group's size: the combiner's work-item i polls shard i, publishes replica i. */
+WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
+{
+  unsigned c = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = c & 255u, R = (c >> 8) & 255u;
+  while (S > env->local_size)
+    S >>= 1;
+  while (R > env->local_size)
+    R >>= 1;
+  unsigned atom_min = g[WGS_G_CONFIG + WGS_CFG_ATOM_MIN];
+  if (S != 0u && R != 0u && env->num_groups >= (c >> 16))
+    env->barrier_kind |= 1u << 16 | wgs__log2(S) << 8 | wgs__log2(R) << 12;
+  else if (atom_min != 0u && env->num_groups >= atom_min)
+    env->barrier_kind |= 1u << 24;
+}
+
+/* A second wgs_discover in a group would poll a closed poll and turn the group away, so that
+ * the body ran nowhere while the launch reported participants: it answers as the first call did
+ * (the map holds that answer), counts nothing in, and checked builds report it. Where the device
+ * names its launches (WGS_HAS_GRIDID) a second call is told from the next launch's first by that
+ * name; elsewhere by a per-group call count in the launch's half, which holds only while the
+ * epoch has not moved on (once every group has counted itself in, a second call is undefined).
+ * Returns 1 for a first call, with the launch epoch in *epoch, recorded in the group's G_FIRST. */
+WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned site, unsigned *epoch)
+{
+  wgs_word_ptr first = g + WGS_G_FIRST(mg) + group;
+#if WGS_HAS_GRIDID
+  unsigned grid = wgs__gridid() + 1u;
+  wgs_word_ptr grid_word = g + WGS_G_GRID(mg) + group;
+  if (wgs__ld_rlx(grid_word) == grid) {
+    wgs__report_misuse(g + WGS_HALF(mg, wgs__ld_rlx(first) & 1u), WGS_MISUSE_DISCOVER_TWICE, site,
+                       0u, 0u);
+    return 0;
+  }
+  *epoch = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
+  wgs__st_rlx(first, *epoch);
+  wgs__st_rlx(grid_word, grid);
+  return 1;
+#else
+  *epoch = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
+  wgs__st_rlx(first, *epoch);
+  wgs_word_ptr s = g + WGS_HALF(mg, *epoch & 1u);
+  if (wgs__add_rlx(&s[WGS_OFF_CALLS(mg) + group], 1u) != 0u) {
+    wgs__report_misuse(s, WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
+    return 0;
+  }
+  return 1;
+#endif
+}
+
+/*
+ * wgs_discover: first thing in the kernel, from every work-item of every group, outside any
+ * condition; 1-D launches. Fills *env and returns 1 when this group participates, 0 when it
+ * must leave (the same answer for the whole group). With the host's WGS_MODE_ALL / _FIXED every
+ * launched group participates with its native ids (the unsafe search of §5.1, and the
+ * hard-coded occupancy of §5.3).
+ *
+ * The representative reads the launch epoch (wgs_layout.h) and leaves it for its group in the
+ * group's G_FIRST word; the others read it after the work-group barrier, so every read of the
+ * epoch precedes the representative's acq_rel count-in, and hence the next epoch's store.
+ */
+WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site)
+{
+  wgs_word_ptr g = (wgs_word_ptr)state;
+  unsigned group = wgs__group_index(), launched = wgs__group_count();
+  unsigned lid = wgs__local_index(), lsize = wgs__local_count();
+  unsigned mg = g[WGS_G_CONFIG + WGS_CFG_MAX_GROUPS], mode = g[WGS_G_CONFIG + WGS_CFG_MODE];
+  unsigned epochs = g[WGS_G_CONFIG + WGS_CFG_EPOCHS];
+  unsigned free_protocol = g[WGS_G_CONFIG + WGS_CFG_LOCK] == WGS_LOCK_KIND_FREE;
+  unsigned free_poll = mode == WGS_MODE_DISCOVER && free_protocol;
+  if (lid == 0u && group < mg) {
+    unsigned epoch = 0u;
+    if (wgs__first_call(g, mg, group, site, &epoch)) {
+      wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+      /* Counting in (the lock-free poll's add counts in itself). */
+      if (epochs && !free_poll && wgs__add_acqrel(&s[WGS_W_SEEN], 1u) == launched - 1u)
+        wgs__advance_epoch(s, epoch);
+      if (mode == WGS_MODE_DISCOVER)
+        wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group], free_poll ? wgs__poll_free(s, group, mg, epoch, launched, epochs)
+                                                           : wgs__poll_locked(s, group, mg, epoch));
+    }
+  }
+  wgs__group_barrier(); /* carries the representative's M entry and epoch to its group */
+  unsigned epoch = group < mg ? wgs__ld_rlx(&g[WGS_G_FIRST(mg) + group]) : 0u;
+  wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+  if (epochs) {
+    /* Clear the other half for the next launch; every launched work-item takes a share. The
+     * launch that used it has finished, and nothing in this launch reads it. */
+    wgs_word_ptr next = g + WGS_HALF(mg, (epoch & 1u) ^ 1u);
+    for (unsigned w = WGS_LINE_WORDS + group * lsize + lid; w < WGS_HALF_WORDS(mg); w += launched * lsize)
+      next[w] = 0u;
+  }
+  env->s = s;
+  env->max_groups = mg;
+  env->local_id = lid;
+  env->local_size = lsize;
+  env->instance = 0u;
+  env->barrier_kind = g[WGS_G_CONFIG + WGS_CFG_BARRIER];
+  env->counted = 0u;
+  env->split_state = 0u;
+#if WGS__ENV_STARTS_EMPTY && defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->early_site != 0u && lid == 0u) /* a grid barrier ran with this env unfilled */
+    wgs__report_misuse(s, WGS_MISUSE_BEFORE_DISCOVER, env->early_site, 0u, 0u);
+#endif
+  if (mode != WGS_MODE_DISCOVER) {
+    env->group_id = group;
+    env->num_groups = launched;
+    env->participating = launched <= mg;
+    wgs__choose_shards(env, g);
+    return (int)env->participating;
+  }
+  unsigned id = group < mg ? wgs__ld_rlx(&s[WGS_OFF_MAP(mg) + group]) : WGS_NOT_PARTICIPATING;
+  env->participating = id != WGS_NOT_PARTICIPATING;
+  env->group_id = env->participating ? id : 0u;
+  /* A participant's representative closed the poll, or saw it closed under the mutex after
+   * every increment, or acquired final (lock-free); the work-group barrier carries that to its
+   * group, so this load sees the final count. */
+  if (!env->participating)
+    env->num_groups = 0u;
+  else if (free_protocol)
+    env->num_groups = wgs__ld_rlx(&s[WGS_OFF_FINAL(mg)]) - 1u;
+  else
+    env->num_groups = wgs__ld_rlx(&s[WGS_W_COUNT]);
+  wgs__choose_shards(env, g);
+  return (int)env->participating;
+}
+
+/* ---- grid barriers (seed 003 §4) -------------------------------------------------------------
+ * Every work-item of every participating group calls a grid barrier the same number of times
+ * (§4.3). The mixing rule, the same in every library: counter barriers and split barriers count
+ * the same arrivals (env->counted), so they mix freely; XF barriers neither read nor change the
+ * counts, so they mix with both. A group turned away by wgs_discover takes no part (its arrival
+ * would let the participants through early); checked builds report the call.
+ */
+
+/*
+ * Checked builds, on entering a grid barrier (or a split arrive): every work-item counts itself
+ * in the group's entry count before the first work-group barrier; after it, the representative
+ * records the group's arrival (named in deadlock reports) and checks the rules a kernel can
+ * break here: the call comes from a group wgs_discover turned away, or from only some of the
+ * group's work-items.
+ */
+WGS_FN void wgs__count_entry(const wgs_env *env)
+{
+#if WGS_CHECK_MISUSE
+  if (env->participating)
+    (void)wgs__add_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id, 1u);
+#else
+  (void)env;
+#endif
+}
+WGS_FN void wgs__check_entry(const wgs_env *env, unsigned site)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->participating) /* arrival record, read only by a reporter to name who is missing */
+    wgs__st_rlx(env->s + WGS_OFF_ENTERED(env->max_groups) + env->group_id, env->instance + 1u);
+#endif
+#if WGS_CHECK_MISUSE
+  if (!env->participating) {
+    wgs__report_misuse(env->s, WGS_MISUSE_NOT_PARTICIPATING, site, 0u, 0u);
+    return;
+  }
+  unsigned entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
+                     (env->instance + env->split_state) * env->local_size;
+  /* (split_state: an arrive pending counts as an entry; a second one is reported as a split
+   * misuse, not as a partial group.) Fewer than all: after a split arrive's one work-group
+   * barrier, work-items may already count themselves into the next call before this read
+   * (seen on the H100: 96 of 64), so more is not an error. */
+  if (entered < env->local_size)
+    wgs__report_misuse(env->s, WGS_MISUSE_PARTIAL_GROUP, site, entered, env->local_size);
+#else
+  (void)site;
+#endif
+}
+
+/* XF barrier: spin while *p == v; acquire on the read that ends it. */
+WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsigned site)
+{
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+  while (wgs__ld_acq(p) == v)
+    if (wgs__wait_gave_up(env, &sp, site))
+      break;
+}
+
+/*
+ * Counter barrier (the default kind). Instance k of a launch (each launch starts on a cleared
+ * half, and every group passes the same instances) is complete when every participating group
+ * has arrived k+1 times. Nothing is read before arriving (the target comes from the private
+ * count) and nothing is reset: counts are monotonic and compared by signed difference, so
+ * instance k+1 is never taken for k. Three shapes, chosen per launch from the group count alone
+ * (wgs__choose_shards), so every barrier of a launch takes the same one:
+ *
+ *  - Small launches (fewer groups than the host's WGS_CFG_ATOM_MIN): every group's
+ *    representative does a release add on one arrival count, whose result nobody waits for,
+ *    and polls that count (relaxed loads) until it reaches n*(k+1), then makes one acquire load.
+ *    That load reads the satisfying value or a later one, written by an RMW in the release
+ *    sequence of every arrival (the RMWs on the count form one chain), so it synchronises with
+ *    all of them. One hop after the last arrival.
+ *  - Middle launches (from WGS_CFG_ATOM_MIN groups, below the sharding threshold): the arrival
+ *    is an acq_rel add and the representative waits for its result before polling, as CUDA's
+ *    grid.sync() does, so that the polls do not queue on the line among the arrivals still
+ *    coming. The representative whose add made n*(k+1) polls nothing: its acq_rel RMW read the
+ *    chain of every other arrival's RMW, so it synchronises with all of them.
+ *  - Large launches, sharded: group g's release add goes to shard g mod S, its own line, so no
+ *    line takes more than n/S arrivals. In participant 0 (the combiner), work-item i < S polls
+ *    shard i (relaxed, then one acquire load: the same argument per shard); the join
+ *    (WGS__JOIN: a work-group barrier, or __syncwarp in the combiner's first warp on CUDA, with
+ *    S, R <= 32) carries what those work-items acquired to work-items r < R, which store k+1 on
+ *    replica line r with a release store. That release is cumulative over what the join
+ *    ordered before it, so a waiter whose acquire load reads replica g mod R synchronises with
+ *    every arrival; no line has more than n/R pollers.
+ *
+ * Then a work-group barrier carries the representative's (or the combiner's) acquire to the
+ * group, as the one before the arrival carried every work-item's writes to the release.
+ * The measurements that chose these shapes, and the designs that lost, are in bench/results
+ * (h200-counter-2026-11-23, h200-barrier-2026-11-23) and device/cuda/wgsync.cuh.
+ */
+/* Seeded weakenings, for the litmus benchmark only (bench/cuda/bench_litmus.cu shows that its
+ * checks catch them): WGS_MUTATE=1 makes the waiters' acquire loads relaxed; WGS_MUTATE=2 makes
+ * the arrivals' and the combiner's release operations relaxed. The default (0) is the library
+ * as shipped: every helper below is then the operation named. */
+#ifndef WGS_MUTATE
+#define WGS_MUTATE 0
+#endif
+WGS_FN unsigned wgs__wait_ld_acq(wgs_word_ptr p) { return WGS_MUTATE == 1 ? wgs__ld_rlx(p) : wgs__ld_acq(p); }
+WGS_FN void wgs__arrive_st_rel(wgs_word_ptr p, unsigned v)
+{
+  if (WGS_MUTATE == 2)
+    wgs__st_rlx(p, v);
+  else
+    wgs__st_rel(p, v);
+}
+WGS_FN void wgs__arrive_add_rel(wgs_word_ptr p, unsigned v)
+{
+  if (WGS_MUTATE == 2)
+    (void)wgs__add_rlx(p, v);
+  else
+    wgs__red_rel(p, v);
+}
+/* Designs of the wait kept for measurement (bench/cuda/bench_shards.cu builds each as
+ * wgsync-bench-shards-vN; 0 is the library as shipped; bench/results/h200-counter-2026-11-23):
+ *   2  every poll backed off (a sleep, 32 ns doubling to 256 ns): slower at every count
+ *      measured (0.03-0.45 us at 264-1056 groups, unsharded and sharded);
+ *   3  the waiting arrival first sleeps 1 ns per arrival still missing (the rate one line
+ *      absorbs them): 0.05-0.09 us faster at 792 groups, 0.07 slower at 66-132, otherwise even;
+ *      it depends on a rate that is the device's, so it is not shipped.
+ * (Design 1, the acq_rel arrival, is what ships from WGS_CFG_ATOM_MIN groups.) */
+#ifndef WGS_COUNTER_VARIANT
+#define WGS_COUNTER_VARIANT 0
+#endif
+
+WGS_FN unsigned wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 16) & 1u; }
+WGS_FN unsigned wgs__log2_shards(const wgs_env *env) { return (env->barrier_kind >> 8) & 15u; }
+WGS_FN unsigned wgs__log2_replicas(const wgs_env *env) { return (env->barrier_kind >> 12) & 15u; }
+WGS_FN unsigned wgs__arrival_waits(const wgs_env *env) { return (env->barrier_kind >> 24) & 1u; }
+/* This group combines a sharded launch's arrivals (participant 0). */
+WGS_FN unsigned wgs__combiner(const wgs_env *env) { return wgs__sharded(env) && env->group_id == 0u; }
+/* Shard i (i = 0 is the unsharded launches' one count); replica r. */
+WGS_FN wgs_word_ptr wgs__shard(const wgs_env *env, unsigned i)
+{
+  return env->s + WGS_W_SHARDS + i * WGS_LINE_WORDS;
+}
+WGS_FN wgs_word_ptr wgs__replica(const wgs_env *env, unsigned r)
+{
+  return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
+}
+/* The representative's arrival: shard 0 when not sharded (log2 S is then 0). Returns the count
+ * it made when the arrival waits for its add (wgs__arrival_waits, and may_wait), else 0. */
+WGS_FN unsigned wgs__counter_arrive(const wgs_env *env, unsigned may_wait)
+{
+  wgs_word_ptr shard = wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u));
+  if (may_wait && wgs__arrival_waits(env))
+    return wgs__add_acqrel(shard, 1u) + 1u;
+  wgs__arrive_add_rel(shard, 1u);
+  return 0u;
+}
+/* Relaxed polls of *word until it reaches target (signed difference), then one acquire load. */
+WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned target, unsigned site)
+{
+  wgs__spin sp;
+  wgs__spin_init(&sp);
+#if WGS_COUNTER_VARIANT == 2
+  unsigned ns = 32u;
+#endif
+  while ((int)(wgs__ld_rlx(word) - target) < 0) {
+    if (wgs__wait_gave_up(env, &sp, site))
+      break;
+#if WGS_COUNTER_VARIANT == 2
+    wgs__pause_ns(ns);
+    ns = ns < 256u ? 2u * ns : ns;
+#endif
+  }
+  (void)wgs__wait_ld_acq(word);
+}
+/* The wait's first phase, for every work-item of a group (part: the group takes part): the
+ * pollers poll. One poll loop serves the three (the combiner's work-items, a sharded launch's
+ * representatives, an unsharded launch's): three inlined loops took the apps' CUDA kernels up
+ * to 15 registers more. made: the count the arrival made when it waited for its add, else 0. */
+WGS_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, unsigned site)
+{
+  unsigned want = env->counted + 1u, lid = env->local_id, n = env->num_groups;
+  unsigned ls = wgs__log2_shards(env), lr = wgs__log2_replicas(env), sharded = wgs__sharded(env);
+  wgs_word_ptr word = 0;
+  unsigned target = want;
+  if (!part) {
+  } else if (wgs__combiner(env)) {
+    if (lid < (1u << ls)) {
+      word = wgs__shard(env, lid);
+      target = (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u);
+    }
+  } else if (lid == 0u) {
+    word = sharded ? wgs__replica(env, env->group_id & ((1u << lr) - 1u)) : wgs__shard(env, 0u);
+    target = sharded ? want : n * want;
+    if (made != 0u) { /* the arrival waited for its add (0: it did not, or a split arrive) */
+      if ((int)(made - target) >= 0)
+        word = 0; /* the last arrival: its acq_rel RMW has acquired every other one */
+      else if (WGS_COUNTER_VARIANT == 3)
+        wgs__pause_ns(target - made);
+    }
+  }
+  if (word != 0)
+    wgs__poll_until(env, word, target, site);
+}
+/* The second phase, after the join: the combiner publishes instance counted+1 on the replicas. */
+WGS_FN void wgs__counter_publish(const wgs_env *env, unsigned part)
+{
+  if (part && wgs__combiner(env) && env->local_id < (1u << wgs__log2_replicas(env)))
+    wgs__arrive_st_rel(wgs__replica(env, env->local_id), env->counted + 1u);
+}
+/* The whole wait, for every work-item of a group that takes part (the team barrier's group 0). */
+WGS_FN void wgs__counter_wait(const wgs_env *env, unsigned site, unsigned made)
+{
+  wgs__counter_poll(env, 1u, made, site);
+  WGS__JOIN(env, 1u, 0u);
+  wgs__counter_publish(env, 1u);
+}
+
+/*
+ * The full grid barrier, either kind. Every group runs the same work-group barriers (B1, the
+ * join, B3) whatever its role and kind; only work-item steps sit in conditionals. Fig. 2 puts
+ * the barriers themselves under "master or slave", a condition the compiler cannot prove
+ * uniform: PoCL 3.1 (loopvec) corrupted memory in about one run in four with that shape, and
+ * asserted on a barrier under a condition in the counter barrier. The extra work-group barrier
+ * (B1 on the XF master, B2 on an XF slave) changes no ordering argument.
+ *
+ * XF barrier (§4.2; group 0 is the master; its work-items share the slaves between them, so any
+ * number of groups works with any work-group size). Ordering, the four cases of §4.4:
+ *  - slave -> master: the slave's B1 orders all its work-items' writes before the
+ *    representative's release store flag=1; the master work-item's acquire load that reads 1
+ *    synchronises with it; the master's B2 extends that to every master work-item.
+ *  - master -> slave: every master work-item's writes precede B2, which precedes the release
+ *    store flag=0; the slave representative's acquire load reading 0 synchronises with it; the
+ *    slave's B3 extends it to the group.
+ *  - slave -> slave: the two chains above compose through the master.
+ *  - same group: the work-group barriers.
+ * Dropping any one of these breaks one chain; wgs_mp in device/opencl/kernels/tools.cl and
+ * bench/cuda/bench_litmus.cu are the message-passing tests that check them.
+ * Reuse without reset races: the master resets a flag to 0 only after reading 1, and the slave
+ * writes 1 again only after reading that 0, so instance k+1 never sees instance k's value.
+ */
+/*
+ * Where the environment starts empty (WGS__ENV_STARTS_EMPTY: C++ default member initialisers),
+ * a group that must not take part does nothing but a work-group barrier and leaves: one whose
+ * environment wgs_discover never filled (checked builds record the line, which wgs_discover
+ * then reports), or one wgs_discover turned away (checked builds report it; report = 0 for a
+ * split wait, whose arrive reported). Whether a group takes part is the same for all its
+ * work-items, so the early return is group-uniform. Unchecked builds keep the barrier's measured
+ * shape: a turned-away group skips the steps of the barrier (its part is 0); before
+ * wgs_discover is undefined. (Taking the checked path there cost 1-2.5% at 264 x 1024 and
+ * 1056 x 256 on the H100.) Elsewhere (OpenCL) there is no early return: PoCL can hang on one.
+ */
+#if WGS__ENV_STARTS_EMPTY
+WGS_FN int wgs__outsider(wgs_env *env, unsigned site, int report)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->s != 0 && env->participating)
+    return 0;
+  wgs__group_barrier();
+  if (!report) {
+  } else if (env->s == 0) {
+    env->early_site = site;
+  } else if (env->local_id == 0u) {
+    wgs__report_misuse(env->s, WGS_MISUSE_NOT_PARTICIPATING, site, 0u, 0u);
+  }
+  return 1;
+#else
+  (void)env, (void)site, (void)report;
+  return 0;
+#endif
+}
+#define WGS__LEAVE_IF_OUTSIDER(env, site, report) \
+  if (wgs__outsider((env), (site), (report)))    \
+  return
+#else
+#define WGS__LEAVE_IF_OUTSIDER(env, site, report) (void)0
+#endif
+
+/* Two choices measured on the H200 (bench/results/h200-devcore-2026-11-24):
+ * WGS_REPS_POLL_AFTER_JOIN: the representatives other than the combiner's poll after the join
+ * instead of before it. The OpenCL layer sets it (NVIDIA OpenCL, 1056 x 256: 1.61-1.67 us per
+ * counter barrier, against 1.83-1.89 before the join); on CUDA, whose join is no block barrier,
+ * it only delays the poll (2.05 us against 1.98, the CLI's latency kernel).
+ * WGS_BARRIER_SPLIT_KINDS=1: the two kinds as two branches of a group-uniform condition, each
+ * with xf constant, as the CUDA library had them (CUDA only: PoCL needs one body). It lost in a
+ * barrier-only kernel (0.96 against 0.88 us at 132 x 256, 1.94 against 1.76 at 1056 x 256),
+ * though it won back the XF barrier's 5-7% in the CLI's latency kernel. */
+#ifndef WGS_REPS_POLL_AFTER_JOIN
+#define WGS_REPS_POLL_AFTER_JOIN 0
+#endif
+#ifndef WGS_BARRIER_SPLIT_KINDS
+#define WGS_BARRIER_SPLIT_KINDS 0
+#endif
+WGS_FN void wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf)
+{
+  wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
+  unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
+  unsigned part = env->participating, made = 0u;
+  unsigned early = !WGS_REPS_POLL_AFTER_JOIN || wgs__combiner(env);
+  wgs__count_entry(env);
+  wgs__group_barrier(); /* B1 = Fig. 2(b) line 1; before the counter's release add */
+  if (lid == 0u)
+    wgs__check_entry(env, site);
+  if (!part) {
+  } else if (!xf) {
+    if (lid == 0u)
+      made = wgs__counter_arrive(env, 1u);
+    wgs__counter_poll(env, part && early, made, site);
+  } else if (id == 0u) {
+    for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
+      wgs__wait_while(env, &flag[g], 0u, site);
+  } else if (lid == 0u) {
+    wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
+  }
+  WGS__JOIN(env, part, xf); /* B2 = Fig. 2(a) line 5 */
+  if (!part) {
+  } else if (!xf) {
+    wgs__counter_publish(env, part);
+    wgs__counter_poll(env, !early, made, site);
+  } else if (id == 0u) {
+    for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
+      wgs__st_rel(&flag[g], 0u);
+  } else if (lid == 0u) {
+    wgs__wait_while(env, &flag[id], 1u, site); /* Fig. 2(b) line 4: wait for release */
+  }
+  wgs__group_barrier(); /* B3 = Fig. 2(b) line 6; carries the acquire to the group */
+  env->counted += xf ? 0u : 1u;
+  env->instance++;
+}
+WGS_BARRIER_FN void wgs__grid_barrier(wgs_env *env, unsigned site)
+{
+  WGS__LEAVE_IF_OUTSIDER(env, site, 1);
+  unsigned xf = (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF;
+  if (WGS_BARRIER_SPLIT_KINDS && xf)
+    wgs__grid_barrier_body(env, site, 1u);
+  else if (WGS_BARRIER_SPLIT_KINDS)
+    wgs__grid_barrier_body(env, site, 0u);
+  else
+    wgs__grid_barrier_body(env, site, xf);
+}
+
+/*
+ * Split grid barrier (device scope; the idea of seed 000 applied to the grid): arrive releases
+ * everything this group wrote before it (a work-group barrier, then the representative's
+ * release add); wait returns once every participating group has arrived at the same instance,
+ * and acquires (the poll's acquire load, then a work-group barrier). Work between them overlaps
+ * the barrier. It is the counter barrier cut in two (also when the launch's kind is XF), so
+ * reuse has no reset race. Every group alternates arrive, wait, arrive, ...; checked builds
+ * report a wait without an arrive and a second arrive. Each half holds its work-group barriers
+ * outside any condition.
+ */
+WGS_FN void wgs__split_misuse(wgs_env *env, unsigned site)
+{
+#if defined(WGS_CHECKED) && WGS_CHECKED
+  if (env->local_id == 0u) {
+    wgs__report_grid(env, site, WGS_DEV_ERR_SPLIT);
+    wgs__abort_done(env->s);
+  }
+#else
+  (void)env, (void)site;
+#endif
+}
+WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
+{
+  WGS__LEAVE_IF_OUTSIDER(env, site, 1);
+  if (env->split_state != 0u)
+    wgs__split_misuse(env, site); /* arrived twice without a wait */
+  wgs__count_entry(env);
+  wgs__group_barrier(); /* every work-item's writes before the representative's release */
+  if (env->local_id == 0u) {
+    wgs__check_entry(env, site);
+    if (env->participating)
+      (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
+  }
+  env->split_state = 1u;
+}
+WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
+{
+  WGS__LEAVE_IF_OUTSIDER(env, site, 0);
+  unsigned part = env->participating && env->split_state == 1u;
+  if (env->split_state != 1u)
+    wgs__split_misuse(env, site); /* waited without arriving */
+  wgs__counter_poll(env, part, 0u, site);
+  WGS__JOIN(env, part, 0u);
+  wgs__counter_publish(env, part);
+  wgs__group_barrier(); /* the poller's acquire, carried to the group */
+  env->split_state = 0u;
+  env->counted++;
+  env->instance++;
+}
+
+/* ---- the API ---------------------------------------------------------------------------------
+ * The call's line is what a checked build names in its reports. */
+#define wgs_discover(state, env) wgs__discover((state), (env), (unsigned)__LINE__)
+/* Grid barrier among the participating groups of env; every work-item of every participating
+ * group calls it the same number of times (seed 003 §4.3). */
+#define wgs_grid_barrier(env) wgs__grid_barrier((env), (unsigned)__LINE__)
+#define wgs_grid_arrive(env) wgs__grid_arrive((env), (unsigned)__LINE__)
+#define wgs_grid_wait(env) wgs__grid_wait((env), (unsigned)__LINE__)
+
+#endif
