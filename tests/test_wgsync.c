@@ -377,10 +377,12 @@ static int case_split(void)
            r.launch.participants, r.rounds, r.mismatches);
     CHECK_EQ(r.mismatches, 0);
   }
-  char *src = read_text("split.cl");
-  wgs_program_t *prog;
+  char *src = read_text("split.cl"), *mixed_src = read_text("portable.h");
+  wgs_program_t *prog, *mixed_prog;
   CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
+  CHECK_OK(wgs_program_build(dev, mixed_src, NULL, WGS_BUILD_CHECKED, &mixed_prog));
   free(src);
+  free(mixed_src);
   uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 200;
   wgs_state_t *st;
   CHECK_OK(wgs_state_create(dev, groups, &st));
@@ -392,7 +394,7 @@ static int case_split(void)
     CHECK_OK(wgs_buffer_write(cnt, 0, 4, zero));
     CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
     wgs_kernel_t *k;
-    CHECK_OK(wgs_kernel_create(prog, "mixed", &k));
+    CHECK_OK(wgs_kernel_create(mixed_prog, "portable_mixed", &k)); /* as test_cuda.cu's mixed */
     CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, cnt));
     CHECK_OK(wgs_kernel_set_arg_buffer(k, 2, bad));
     CHECK_OK(wgs_kernel_set_arg(k, 3, sizeof rounds, &rounds));
@@ -431,6 +433,7 @@ static int case_split(void)
   wgs_buffer_release(bad);
   wgs_state_release(st);
   wgs_program_release(prog);
+  wgs_program_release(mixed_prog);
   wgs_device_close(dev);
   return 0;
 }

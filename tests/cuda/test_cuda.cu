@@ -58,32 +58,6 @@ __global__ void wait_first(unsigned *wgs)
     wgs_grid_wait(&e);
 }
 
-/* Counting litmus with full and split barriers mixed (as tests/kernels/split.cl). */
-__global__ void mixed(unsigned *wgs, unsigned *cnt, unsigned *bad, unsigned rounds)
-{
-  wgs_env e;
-  if (wgs_discover(wgs, &e)) {
-    unsigned n = wgs_get_num_groups(&e);
-    for (unsigned r = 0; r < rounds; ++r) {
-      if (e.local_id == 0u)
-        atomicAdd(cnt, 1u);
-      if (r % 3u == 0u) {
-        wgs_grid_barrier(&e);
-      } else {
-        wgs_grid_arrive(&e);
-        wgs_grid_wait(&e);
-      }
-      if (e.local_id == 0u) {
-        unsigned seen = atomicAdd(cnt, 0u);
-        if ((seen < n * (r + 1u) || seen > n * (r + 2u) - 1u) && atomicAdd(&bad[0], 1u) == 0u) {
-          bad[1] = r;
-          bad[2] = seen;
-        }
-      }
-    }
-  }
-}
-
 /* Grid-level misuse (as tests/kernels/misuse.cl); this binary is a checked build. */
 __global__ void twice_k(unsigned *wgs, unsigned *out)
 {
@@ -273,6 +247,7 @@ static int case_mixed(void)
   wgs_cuda_state_t *st;
   CHECK_OK(wgs_cuda_state_create(0, groups, &st));
   CHECK(cudaMalloc(&cnt, 4) == cudaSuccess && cudaMalloc(&bad, 16) == cudaSuccess);
+  /* tests/kernels/portable.h's portable_mixed: the same kernel test_wgsync's split case runs */
   for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
     cudaMemset(cnt, 0, 4);
     cudaMemset(bad, 0, 16);
@@ -284,7 +259,7 @@ static int case_mixed(void)
     cfg.lock = WGS_LOCK_FREE;
     cfg.timeout_ms = 2000;
     wgs_launch_result res;
-    CHECK_OK(wgs_cuda_launch(st, (const void *)mixed, args, 4, 0, 0, &cfg, &res));
+    CHECK_OK(wgs_cuda_launch(st, (const void *)portable_mixed, args, 4, 0, 0, &cfg, &res));
     cudaMemcpy(got, bad, 16, cudaMemcpyDeviceToHost);
     printf("mixed, kind %d: %u groups, %u violations\n", b, res.participants, got[0]);
     CHECK_EQ(got[0], 0);

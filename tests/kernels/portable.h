@@ -42,3 +42,42 @@ WGS_KERNEL void portable_mp_split(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint 
 {
   PORTABLE_MP_BODY(wgs_grid_arrive(&env); wgs_grid_wait(&env))
 }
+
+/*
+ * The mixing rule (device/common/wgs_core.h, "grid barriers"), one kernel for both backends: full
+ * and split grid barriers interleaved (every third round a full one), under either barrier kind.
+ * Before round r's barrier every group adds 1 to cnt; after it, a group must see at least
+ * n*(r+1) (all of round r arrived) and at most n*(r+2)-1 (nobody is past round r+1's barrier, and
+ * this group has not added for r+1 yet). bad[0] counts violations; bad[1..3] describe the first.
+ */
+#ifdef __CUDACC__
+#define PORTABLE_ADD(p, v) atomicAdd((p), (v))
+#else
+#define PORTABLE_ADD(p, v) atomic_add((p), (v))
+#endif
+WGS_KERNEL void portable_mixed(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *cnt,
+                               WGS_GLOBAL wgs_uint *bad, wgs_uint rounds)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    wgs_uint n = wgs_get_num_groups(&e);
+    for (wgs_uint r = 0u; r < rounds; ++r) {
+      if (e.local_id == 0u)
+        PORTABLE_ADD(cnt, 1u);
+      if (r % 3u == 0u) {
+        wgs_grid_barrier(&e);
+      } else {
+        wgs_grid_arrive(&e);
+        wgs_grid_wait(&e);
+      }
+      if (e.local_id == 0u) {
+        wgs_uint seen = PORTABLE_ADD(cnt, 0u);
+        if ((seen < n * (r + 1u) || seen > n * (r + 2u) - 1u) && PORTABLE_ADD(&bad[0], 1u) == 0u) {
+          bad[1] = r;
+          bad[2] = seen;
+          bad[3] = wgs_get_group_id(&e);
+        }
+      }
+    }
+  }
+}
