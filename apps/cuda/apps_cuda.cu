@@ -63,6 +63,15 @@ __global__ void k_color_step(const unsigned *row, const unsigned *col, unsigned 
 {
   app_flag(flag, color_step(ID0, STRIDE0, n, row, col, c, it));
 }
+/* color, balanced: the two phases (app_steps.h, color_mark_lb) */
+__global__ void k_color_mark(const unsigned *row, const unsigned *col, unsigned n, unsigned *c)
+{
+  color_mark_lb(ID0, STRIDE0, n, row, col, c);
+}
+__global__ void k_color_commit(unsigned n, unsigned *c, unsigned it, unsigned *flag)
+{
+  app_flag(flag, color_commit(ID0, STRIDE0, n, c, it));
+}
 __global__ void k_bc_zero(unsigned n, float *bc) { bc_zero(ID0, STRIDE0, n, bc); }
 __global__ void k_bc_init(unsigned n, unsigned *level, float *sigma, float *delta, unsigned src)
 {
@@ -183,9 +192,9 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
   }
 }
 
-template <class P>
-__global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *color,
-                        unsigned *flags)
+template <class P, unsigned LB>
+__global__ void PERSISTENT_BOUNDS_STEP(LB) p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n,
+                                                   unsigned *color, unsigned *flags)
 {
   P p;
   if (p.begin(wgs)) {
@@ -196,7 +205,13 @@ __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, co
     unsigned it = 0, go = 1;
     while (go) {
       if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
-      app_flag(FLAG_NOW(flags, it), color_step(i0, st, n, row, col, color, it));
+      if (LB) { /* balanced: mark, barrier, commit */
+        color_mark_lb(i0, st, n, row, col, color);
+        p.sync();
+        app_flag(FLAG_NOW(flags, it), color_commit(i0, st, n, color, it));
+      } else {
+        app_flag(FLAG_NOW(flags, it), color_step(i0, st, n, row, col, color, it));
+      }
       p.sync();
       go = FLAG_READ(flags, it);
       ++it;
@@ -306,6 +321,10 @@ __global__ void g_color_init(unsigned n, unsigned *color, ctl_t *c)
 __global__ void g_color_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *color, ctl_t *c)
 {
   app_flag(&c->flag, color_step(ID0, STRIDE0, n, row, col, color, c->iter));
+}
+__global__ void g_color_commit(unsigned n, unsigned *color, ctl_t *c)
+{
+  app_flag(&c->flag, color_commit(ID0, STRIDE0, n, color, c->iter));
 }
 /* bc: zero; WHILE(sources) { init; WHILE(forward) {step; cond}; mid; WHILE(backward) {...}; next } */
 __global__ void g_bc_zero(unsigned n, float *bc, ctl_t *c, cudaGraphConditionalHandle hs, unsigned nsrc)
@@ -448,8 +467,13 @@ static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void *
   case APP_COLOR: {
     void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->flags};
     memcpy(args, v, sizeof v);
-    *kw = c->app == APP_MIS ? (const void *)p_mis<WgsPolicy> : (const void *)p_color<WgsPolicy>;
-    *kc = c->app == APP_MIS ? (const void *)p_mis<CgPolicy> : (const void *)p_color<CgPolicy>;
+    if (c->app == APP_MIS) {
+      *kw = (const void *)p_mis<WgsPolicy>;
+      *kc = (const void *)p_mis<CgPolicy>;
+    } else {
+      *kw = c->lb ? (const void *)p_color<WgsPolicy, 1> : (const void *)p_color<WgsPolicy, 0>;
+      *kc = c->lb ? (const void *)p_color<CgPolicy, 1> : (const void *)p_color<CgPolicy, 0>;
+    }
     return 6;
   }
   default: {
@@ -604,8 +628,14 @@ static int run_multi(app_cu *c, app_run *r)
     break;
   case APP_COLOR:
     LAUNCH(k_color_init, n, u0);
-    for (unsigned it = 0; go; ++it)
-      FLAGGED(k_color_step, row, col, n, u0, it, c->flags);
+    for (unsigned it = 0; go; ++it) {
+      if (c->lb) {
+        LAUNCH(k_color_mark, row, col, n, u0);
+        FLAGGED(k_color_commit, n, u0, it, c->flags);
+      } else {
+        FLAGGED(k_color_step, row, col, n, u0, it, c->flags);
+      }
+    }
     break;
   case APP_BC:
     LAUNCH(k_bc_zero, n, c->f[2]);
@@ -732,10 +762,17 @@ static int build_graph(app_cu *c)
     }
     default: { /* color */
       void *ia[] = {&n, &u0, &ctl}, *sa[] = {&row, &col, &n, &u0, &ctl};
+      void *ma[] = {&row, &col, &n, &u0}, *ca[] = {&n, &u0, &ctl};
       if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_color_init, B, L, ia)) ||
-          (rc = add_while(c, G, &loop, &init, h, &body)) ||
-          (rc = add_kernel(c, body, &a, nullptr, (const void *)g_color_step, B, L, sa)))
+          (rc = add_while(c, G, &loop, &init, h, &body)))
         return rc;
+      if (lb) { /* balanced: mark, then commit */
+        if ((rc = add_kernel(c, body, &b, nullptr, (const void *)k_color_mark, B, L, ma)) ||
+            (rc = add_kernel(c, body, &a, &b, (const void *)g_color_commit, B, L, ca)))
+          return rc;
+      } else if ((rc = add_kernel(c, body, &a, nullptr, (const void *)g_color_step, B, L, sa))) {
+        return rc;
+      }
       break;
     }
     }

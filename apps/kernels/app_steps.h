@@ -94,8 +94,8 @@ APP_FN app_u32 bfs_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32
  * left a few work-items two, which doubled the step: sssp on kron:18 with 528 groups of 256,
  * H200), and no work item holds more than C edges or nodes, whatever the degrees. The header
  * slot makes a node without edges cost a slot too, so a chunk visits at most C nodes. It needs nothing but row and col: the same graph arrays, the same
- * forms. Only push steps are split this way (bfs, sssp), since a node's edges may now be
- * walked by several work items at once. */
+ * forms. The push steps (bfs, sssp) are split this way in one phase; color's pull step in two
+ * (color_mark_lb), since a node's decision then needs every chunk of its edges. */
 /* The chunk size C for a step run by st work-items. */
 APP_FN app_u32 app_lb_chunk(app_u32 total, app_size st)
 {
@@ -276,6 +276,51 @@ APP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G app_u
       color[v] = step;
     else
       changed = 1;
+  }
+  return changed;
+}
+
+/* color, balanced: the step in two phases with a barrier between, so that a hub's edges are
+ * split over work items as in the balanced push steps. Phase 1 (color_mark_lb, merge-path):
+ * a work item that finds, among the edges of an uncoloured v in its chunk, a neighbour u that
+ * precedes v and is uncoloured, marks v lost (APP_LOSE); nothing is coloured in this phase, so
+ * "uncoloured" is APP_NONE or APP_LOSE, and the answer is what color_step computes (there, a
+ * neighbour coloured in the same step counts as uncoloured too). Phase 2 (color_commit, a work
+ * item per node): an uncoloured node not marked takes the step's colour; a marked one is reset.
+ * Same colours as color_step, step for step (the CPU reference checks it); one barrier more
+ * per step. */
+APP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                          const APP_G app_u32 *col, APP_G app_u32 *color)
+{
+  app_u32 total = n + row[n], chunk = app_lb_chunk(total, st);
+  for (app_size c = i0; c * chunk < total; c += st) {
+    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
+    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
+      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
+      app_u32 to = stop < end ? stop : end;
+      if (color[v] == APP_NONE) /* APP_LOSE: another chunk of v's edges found a blocker */
+        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
+          app_u32 u = col[k];
+          if (u != v && color[u] >= APP_LOSE && app_before(v, u)) {
+            color[v] = APP_LOSE;
+            break;
+          }
+        }
+      s = to;
+    }
+  }
+}
+APP_FN app_u32 color_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *color, app_u32 step)
+{
+  app_u32 changed = 0;
+  for (app_size v = i0; v < n; v += st) {
+    app_u32 cv = color[v];
+    if (cv == APP_NONE) {
+      color[v] = step;
+    } else if (cv == APP_LOSE) {
+      color[v] = APP_NONE;
+      changed = 1;
+    }
   }
   return changed;
 }

@@ -76,10 +76,20 @@ __kernel void color_init_k(uint n, __global uint *color)
   color_init(APP_ID0, APP_STRIDE0, n, color);
 }
 
+/* With APP_LB the step is the balanced one's first phase (color_mark_lb; step and flag unused),
+ * and color_commit_k its second. */
 __kernel void color_step_k(__global const uint *row, __global const uint *col, uint n,
                            __global uint *color, uint step, __global uint *flag)
 {
-  app_flag(flag, color_step(APP_ID0, APP_STRIDE0, n, row, col, color, step));
+  if (APP_LB)
+    color_mark_lb(APP_ID0, APP_STRIDE0, n, row, col, color);
+  else
+    app_flag(flag, color_step(APP_ID0, APP_STRIDE0, n, row, col, color, step));
+}
+
+__kernel void color_commit_k(uint n, __global uint *color, uint step, __global uint *flag)
+{
+  app_flag(flag, color_commit(APP_ID0, APP_STRIDE0, n, color, step));
 }
 
 __kernel void bc_zero_k(uint n, __global float *bc)
@@ -214,7 +224,13 @@ __kernel void color_persistent(__global uint *wgs, __global const uint *row,
     uint it = 0, go = 1;
     while (go) {
       APP_FLAG_CLEAR_NEXT(i0, flags, it);
+#if APP_LB /* balanced: mark, barrier, commit (a compile-time choice: barriers stay unconditional) */
+      color_mark_lb(i0, st, n, row, col, color);
+      wgs_grid_barrier(&env);
+      app_flag(APP_FLAG_NOW(flags, it), color_commit(i0, st, n, color, it));
+#else
       app_flag(APP_FLAG_NOW(flags, it), color_step(i0, st, n, row, col, color, it));
+#endif
       wgs_grid_barrier(&env);
       go = APP_FLAG_READ(flags, it);
       ++it;

@@ -38,7 +38,7 @@ struct app_cl {
   uint32_t *src_host;  /* bc's sources */
   char msg[256];       /* the last OpenCL call that failed */
   uint32_t discovered; /* participants of the last persistent run */
-  uint32_t lb;         /* bfs / sssp take the balanced steps (app_balanced): built with APP_LB=1 */
+  uint32_t lb;         /* bfs / sssp / color take the balanced steps (app_balanced): built with APP_LB=1 */
   uint32_t *out_u32;
   float *out_f32;
 };
@@ -112,7 +112,7 @@ static const char *kernel_names[APP_COUNT][K_MAX] = {
     [APP_BFS] = {"bfs_init_k", "bfs_step_k", NULL, "bfs_persistent"},
     [APP_SSSP] = {"sssp_init_k", "sssp_step_k", NULL, "sssp_persistent"},
     [APP_MIS] = {"mis_init_k", "mis_select_k", "mis_exclude_k", "mis_persistent"},
-    [APP_COLOR] = {"color_init_k", "color_step_k", NULL, "color_persistent"},
+    [APP_COLOR] = {"color_init_k", "color_step_k", "color_commit_k", "color_persistent"},
     [APP_BC] = {"bc_init_k", "bc_forward_k", "bc_backward_k", "bc_persistent"},
 };
 
@@ -285,7 +285,13 @@ static int run_multi(app_cl *c, app_run *r)
     TRY(enqueue(c, K_INIT, r));
     for (unsigned it = 0; !rc && go; ++it) {
       TRY(set_args(k[K_STEP], 0, "bbubub", row, col, n, u0, it, c->flags));
-      TRY(flagged(c, K_STEP, r, &go));
+      if (c->lb) { /* balanced: the mark phase, then the commit raises the flag */
+        TRY(enqueue(c, K_STEP, r));
+        TRY(set_args(k[K_STEP2], 0, "ubub", n, u0, it, c->flags));
+        TRY(flagged(c, K_STEP2, r, &go));
+      } else {
+        TRY(flagged(c, K_STEP, r, &go));
+      }
     }
     break;
   case APP_BC: {
