@@ -263,6 +263,8 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   want nvidia-opencl && t4 nvidia-opencl
   want cuda-edges && ONLY="bfs sssp" t4 cuda-edges -n cuda --balance edges
   want nvidia-opencl-before && t4 nvidia-opencl-before --balance nodes --all-groups
+  want cuda-nodes && t4 cuda-nodes -n cuda --balance nodes
+  want nvidia-opencl-nodes && t4 nvidia-opencl-nodes --balance nodes
   stamp done
   exit 0
 fi
