@@ -319,13 +319,15 @@ static int t_sizing(void)
   CHECK(app_graph_rmat(12, 8, 10, 1, &r, err, sizeof err) == 0);
   CHECK(app_graph_symmetrize(&r, err, sizeof err) == 0);
   CHECK(app_graph_grid(64, 64, 10, 1, &g, err, sizeof err) == 0);
-  CHECK_MSG(app_balanced(&r, APP_BFS, &o) && app_balanced(&r, APP_SSSP, &o), "R-MAT is skewed");
+  CHECK_MSG(app_balanced(&r, APP_BFS, &o) && app_balanced(&r, APP_SSSP, &o) && app_balanced(&r, APP_COLOR, &o),
+            "R-MAT is skewed");
   CHECK_MSG(!app_balanced(&g, APP_BFS, &o), "a grid is not skewed");
-  CHECK_MSG(!app_balanced(&r, APP_MIS, &o) && !app_balanced(&r, APP_BC, &o), "pull steps stay per node");
+  CHECK_MSG(!app_balanced(&r, APP_MIS, &o) && !app_balanced(&r, APP_BC, &o),
+            "mis and bc's pull steps stay per node (color's has a balanced form)");
   o.balance = APP_BALANCE_NODES;
   CHECK(!app_balanced(&r, APP_BFS, &o));
   o.balance = APP_BALANCE_EDGES;
-  CHECK(app_balanced(&g, APP_SSSP, &o) && !app_balanced(&g, APP_COLOR, &o));
+  CHECK(app_balanced(&g, APP_SSSP, &o) && app_balanced(&g, APP_COLOR, &o) && !app_balanced(&g, APP_MIS, &o));
   /* 4096 nodes + 16384 edges of the grid in chunks of APP_LB_CHUNK */
   CHECK(app_work_items(&g, APP_SSSP, &o) == (4096u + g.m + APP_LB_CHUNK - 1u) / APP_LB_CHUNK);
   CHECK(app_work_items(&g, APP_MIS, &o) == 4096u);
