@@ -25,6 +25,7 @@
 #   scripts/gpu.sh devcore build + the device core's check: STAGE=1 the suite on both backends and
 #                          the litmus (as shipped, and the acquires weakened); STAGE=2 the CLI latency
 #                          and bench-shards' default shape, before (BASE_TAR) and after; STAGE="1 2" both
+#   scripts/gpu.sh ncu     build + ncu over the app forms' kernels (NCU_APP, NCU_GRAPH, NCU_KERNELS, NCU_FORMS)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -397,6 +398,21 @@ if [ "$mode" = devexp ]; then   # the device core's knobs (wgs_core.h, "Experime
     done | tee "$R/bench-shards-variants.txt"
   fi
   pack; stamp done
+  exit 0
+fi
+
+if [ "$mode" = ncu ]; then   # a per-kernel profile of the app forms: NCU_APP on NCU_GRAPH, kernels NCU_KERNELS
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+  [ -n "$NCU" ] || { echo "no ncu on this machine"; exit 1; }
+  f="$R/ncu-${NCU_APP:-color}-${NCU_GRAPH:-grid:1000}.txt"; f=${f//:/-}
+  args="app ${NCU_APP:-color} -n cuda --graph ${NCU_GRAPH:-grid:1000} --runs 1 --forms ${NCU_FORMS:-persistent,gridsync}"
+  echo "# $NCU --kernel-name regex:'${NCU_KERNELS:-p_color}' --launch-count ${NCU_COUNT:-4} --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section MemoryWorkloadAnalysis $W $args ($(nvidia-smi --query-gpu=name --format=csv,noheader), $(date -u +%F))" > "$f"
+  timeout 400 "$NCU" --kernel-name regex:"${NCU_KERNELS:-p_color}" --launch-count "${NCU_COUNT:-4}" --section SpeedOfLight \
+    --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
+    --section MemoryWorkloadAnalysis $W $args >> "$f" 2>&1 || echo "NCU FAILED"
+  grep -E "^  [a-z_]+<|p_color|Duration|Registers Per|Achieved Occupancy|Stall|Warp Cycles Per Issued|Issued Warp|Memory Throughput|Block Limit|Waves Per SM|Grid Size|Threads  " "$f" | head -120
+  tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   exit 0
 fi
 
