@@ -44,7 +44,7 @@ void app_options_init(app_options *o)
 
 int app_balanced(const app_graph *g, app_id a, const app_options *o)
 {
-  if (a != APP_BFS && a != APP_SSSP && a != APP_COLOR)
+  if (a != APP_BFS && a != APP_SSSP && a != APP_COLOR && a != APP_MIS)
     return 0;
   if (o->balance != APP_BALANCE_AUTO)
     return o->balance == APP_BALANCE_EDGES;

@@ -98,7 +98,7 @@ void cli_usage_app(FILE *f)
         "  --fixed-groups N   the fixed form's group count (default: the count discovery found on\n"
         "                     OpenCL, the occupancy API's on CUDA)\n"
         "  --checked          the persistent forms built checked (bounded spins, misuse reports)\n"
-        "  --balance B        bfs, sssp and color steps: nodes (a work-item per node), edges (the\n"
+        "  --balance B        bfs, sssp, mis and color steps: nodes (a work-item per node), edges (the\n"
         "                     merge-path split: a work-item per 32 nodes and edges), or auto\n"
         "                     (edges when the degrees are skewed, on a GPU; the default)\n"
         "  --all-groups       the persistent forms take every group that runs at once (default:\n"

@@ -322,15 +322,16 @@ static int t_sizing(void)
   CHECK_MSG(app_balanced(&r, APP_BFS, &o) && app_balanced(&r, APP_SSSP, &o) && app_balanced(&r, APP_COLOR, &o),
             "R-MAT is skewed");
   CHECK_MSG(!app_balanced(&g, APP_BFS, &o), "a grid is not skewed");
-  CHECK_MSG(!app_balanced(&r, APP_MIS, &o) && !app_balanced(&r, APP_BC, &o),
-            "mis and bc's pull steps stay per node (color's has a balanced form)");
+  CHECK_MSG(app_balanced(&r, APP_MIS, &o) && !app_balanced(&r, APP_BC, &o),
+            "bc's pull steps stay per node (mis and color have balanced forms)");
   o.balance = APP_BALANCE_NODES;
   CHECK(!app_balanced(&r, APP_BFS, &o));
   o.balance = APP_BALANCE_EDGES;
-  CHECK(app_balanced(&g, APP_SSSP, &o) && app_balanced(&g, APP_COLOR, &o) && !app_balanced(&g, APP_MIS, &o));
+  CHECK(app_balanced(&g, APP_SSSP, &o) && app_balanced(&g, APP_COLOR, &o) && app_balanced(&g, APP_MIS, &o) &&
+        !app_balanced(&g, APP_BC, &o));
   /* 4096 nodes + 16384 edges of the grid in chunks of APP_LB_CHUNK */
   CHECK(app_work_items(&g, APP_SSSP, &o) == (4096u + g.m + APP_LB_CHUNK - 1u) / APP_LB_CHUNK);
-  CHECK(app_work_items(&g, APP_MIS, &o) == 4096u);
+  CHECK(app_work_items(&g, APP_BC, &o) == 4096u);
   o.balance = APP_BALANCE_AUTO;
   CHECK(app_groups(&g, APP_BFS, &o, 256, 1056) == 16u); /* 4096 nodes / 256 */
   CHECK(app_groups(&g, APP_BFS, &o, 256, 8) == 8u);     /* no more than run at once */

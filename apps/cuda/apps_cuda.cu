@@ -57,6 +57,12 @@ __global__ void k_mis_exclude(const unsigned *row, const unsigned *col, unsigned
 {
   app_flag(flag, mis_exclude(ID0, STRIDE0, n, row, col, s));
 }
+/* mis, balanced select: the two phases (app_steps.h, mis_mark_lb) */
+__global__ void k_mis_mark(const unsigned *row, const unsigned *col, unsigned n, unsigned *s)
+{
+  mis_mark_lb(ID0, STRIDE0, n, row, col, s);
+}
+__global__ void k_mis_commit(unsigned n, unsigned *s) { mis_commit(ID0, STRIDE0, n, s); }
 __global__ void k_color_init(unsigned n, unsigned *c) { color_init(ID0, STRIDE0, n, c); }
 __global__ void k_color_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *c, unsigned it,
                              unsigned *flag)
@@ -168,7 +174,7 @@ __global__ void PERSISTENT_BOUNDS_STEP(LB) p_sssp(unsigned *wgs, const unsigned 
   }
 }
 
-template <class P>
+template <class P, unsigned LB>
 __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *status,
                       unsigned *flags)
 {
@@ -181,7 +187,13 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
     unsigned it = 0, go = 1;
     while (go) {
       if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
-      mis_select(i0, st, n, row, col, status);
+      if (LB) { /* balanced select: mark, barrier, commit */
+        mis_mark_lb(i0, st, n, row, col, status);
+        p.sync();
+        mis_commit(i0, st, n, status);
+      } else {
+        mis_select(i0, st, n, row, col, status);
+      }
       p.sync();
       app_flag(FLAG_NOW(flags, it), mis_exclude(i0, st, n, row, col, status));
       p.sync();
@@ -471,8 +483,8 @@ static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void *
     void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->flags};
     memcpy(args, v, sizeof v);
     if (c->app == APP_MIS) {
-      *kw = (const void *)p_mis<WgsPolicy>;
-      *kc = (const void *)p_mis<CgPolicy>;
+      *kw = c->lb ? (const void *)p_mis<WgsPolicy, 1> : (const void *)p_mis<WgsPolicy, 0>;
+      *kc = c->lb ? (const void *)p_mis<CgPolicy, 1> : (const void *)p_mis<CgPolicy, 0>;
     } else {
       *kw = c->lb ? (const void *)p_color<WgsPolicy, 1> : (const void *)p_color<WgsPolicy, 0>;
       *kc = c->lb ? (const void *)p_color<CgPolicy, 1> : (const void *)p_color<CgPolicy, 0>;
@@ -625,7 +637,12 @@ static int run_multi(app_cu *c, app_run *r)
   case APP_MIS:
     LAUNCH(k_mis_init, n, u0);
     while (go) {
-      LAUNCH(k_mis_select, row, col, n, u0);
+      if (c->lb) {
+        LAUNCH(k_mis_mark, row, col, n, u0);
+        LAUNCH(k_mis_commit, n, u0);
+      } else {
+        LAUNCH(k_mis_select, row, col, n, u0);
+      }
       FLAGGED(k_mis_exclude, row, col, n, u0, c->flags);
     }
     break;
@@ -756,10 +773,19 @@ static int build_graph(app_cu *c)
     }
     case APP_MIS: {
       void *ia[] = {&n, &u0, &ctl}, *sa[] = {&row, &col, &n, &u0}, *ea[] = {&row, &col, &n, &u0, &ctl};
+      void *ca[] = {&n, &u0};
+      cudaGraphNode_t m;
       if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_mis_init, B, L, ia)) ||
-          (rc = add_while(c, G, &loop, &init, h, &body)) ||
-          (rc = add_kernel(c, body, &b, nullptr, (const void *)k_mis_select, B, L, sa)) ||
-          (rc = add_kernel(c, body, &a, &b, (const void *)g_mis_exclude, B, L, ea)))
+          (rc = add_while(c, G, &loop, &init, h, &body)))
+        return rc;
+      if (lb) { /* balanced select: mark, commit, then exclude */
+        if ((rc = add_kernel(c, body, &m, nullptr, (const void *)k_mis_mark, B, L, sa)) ||
+            (rc = add_kernel(c, body, &b, &m, (const void *)k_mis_commit, B, L, ca)))
+          return rc;
+      } else if ((rc = add_kernel(c, body, &b, nullptr, (const void *)k_mis_select, B, L, sa))) {
+        return rc;
+      }
+      if ((rc = add_kernel(c, body, &a, &b, (const void *)g_mis_exclude, B, L, ea)))
         return rc;
       break;
     }

@@ -252,6 +252,45 @@ APP_FN app_u32 mis_exclude(app_size i0, app_size st, app_u32 n, const APP_G app_
   return changed;
 }
 
+/* mis select, balanced: the colour step's two phases (color_mark_lb) for the select. Phase 1
+ * (merge-path): a work item that finds, among the edges of an undecided v in its chunk, a
+ * neighbour u not OUT that precedes v, marks v lost (APP_MIS_LOSE, still undecided: it is not
+ * OUT for its neighbours' tests). Nothing joins the set in this phase; in mis_select a node
+ * joining counts the same (IN is not OUT), so the answer is mis_select's. Phase 2 (a work item
+ * per node): an undecided node not marked joins, a marked one is undecided again. Then
+ * mis_exclude as before: one barrier more per round. */
+APP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                        const APP_G app_u32 *col, APP_G app_u32 *status)
+{
+  app_u32 total = n + row[n], chunk = app_lb_chunk(total, st);
+  for (app_size c = i0; c * chunk < total; c += st) {
+    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
+    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
+      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
+      app_u32 to = stop < end ? stop : end;
+      if (status[v] == APP_MIS_UNDECIDED) /* APP_MIS_LOSE: another chunk found one */
+        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
+          app_u32 u = col[k];
+          if (u != v && status[u] != APP_MIS_OUT && app_before(u, v)) {
+            status[v] = APP_MIS_LOSE;
+            break;
+          }
+        }
+      s = to;
+    }
+  }
+}
+APP_FN void mis_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *status)
+{
+  for (app_size v = i0; v < n; v += st) {
+    app_u32 sv = status[v];
+    if (sv == APP_MIS_UNDECIDED)
+      status[v] = APP_MIS_IN;
+    else if (sv == APP_MIS_LOSE)
+      status[v] = APP_MIS_UNDECIDED;
+  }
+}
+
 /* ---- color: Jones-Plassmann (Pannotia color_max); the colour is the step number ------------- */
 APP_FN void color_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *color)
 {

@@ -59,10 +59,19 @@ __kernel void mis_init_k(uint n, __global uint *status)
   mis_init(APP_ID0, APP_STRIDE0, n, status);
 }
 
+/* With APP_LB the select is the balanced one's first phase (mis_mark_lb), mis_commit_k its second. */
 __kernel void mis_select_k(__global const uint *row, __global const uint *col, uint n,
                            __global uint *status)
 {
-  mis_select(APP_ID0, APP_STRIDE0, n, row, col, status);
+  if (APP_LB)
+    mis_mark_lb(APP_ID0, APP_STRIDE0, n, row, col, status);
+  else
+    mis_select(APP_ID0, APP_STRIDE0, n, row, col, status);
+}
+
+__kernel void mis_commit_k(uint n, __global uint *status)
+{
+  mis_commit(APP_ID0, APP_STRIDE0, n, status);
 }
 
 __kernel void mis_exclude_k(__global const uint *row, __global const uint *col, uint n,
@@ -199,7 +208,13 @@ __kernel void mis_persistent(__global uint *wgs, __global const uint *row,
     uint it = 0, go = 1;
     while (go) {
       APP_FLAG_CLEAR_NEXT(i0, flags, it);
+#if APP_LB /* balanced select: mark, barrier, commit (compile-time: barriers stay unconditional) */
+      mis_mark_lb(i0, st, n, row, col, status);
+      wgs_grid_barrier(&env);
+      mis_commit(i0, st, n, status);
+#else
       mis_select(i0, st, n, row, col, status);
+#endif
       wgs_grid_barrier(&env);
       app_flag(APP_FLAG_NOW(flags, it), mis_exclude(i0, st, n, row, col, status));
       wgs_grid_barrier(&env);

@@ -16,7 +16,7 @@
 
 extern const char wgs__apps_source[]; /* app_priority.h + app_status.h + app_steps.h + apps.cl */
 
-enum { K_INIT, K_STEP, K_STEP2, K_PERSIST, K_MAX };
+enum { K_INIT, K_STEP, K_STEP2, K_PERSIST, K_STEP3, K_MAX }; /* K_STEP3: mis_commit_k */
 enum { NBUF = 8 };
 
 struct app_cl {
@@ -38,7 +38,7 @@ struct app_cl {
   uint32_t *src_host;  /* bc's sources */
   char msg[256];       /* the last OpenCL call that failed */
   uint32_t discovered; /* participants of the last persistent run */
-  uint32_t lb;         /* bfs / sssp / color take the balanced steps (app_balanced): built with APP_LB=1 */
+  uint32_t lb;         /* bfs / sssp / mis / color take the balanced steps (app_balanced): built with APP_LB=1 */
   uint32_t *out_u32;
   float *out_f32;
 };
@@ -111,7 +111,7 @@ static int set_args(wgs_kernel_t *k, unsigned first, const char *kinds, ...)
 static const char *kernel_names[APP_COUNT][K_MAX] = {
     [APP_BFS] = {"bfs_init_k", "bfs_step_k", NULL, "bfs_persistent"},
     [APP_SSSP] = {"sssp_init_k", "sssp_step_k", NULL, "sssp_persistent"},
-    [APP_MIS] = {"mis_init_k", "mis_select_k", "mis_exclude_k", "mis_persistent"},
+    [APP_MIS] = {"mis_init_k", "mis_select_k", "mis_exclude_k", "mis_persistent", "mis_commit_k"},
     [APP_COLOR] = {"color_init_k", "color_step_k", "color_commit_k", "color_persistent"},
     [APP_BC] = {"bc_init_k", "bc_forward_k", "bc_backward_k", "bc_persistent"},
 };
@@ -275,8 +275,11 @@ static int run_multi(app_cl *c, app_run *r)
     TRY(enqueue(c, K_INIT, r));
     TRY(set_args(k[K_STEP], 0, "bbub", row, col, n, u0));
     TRY(set_args(k[K_STEP2], 0, "bbubb", row, col, n, u0, c->flags));
+    TRY(set_args(k[K_STEP3], 0, "ub", n, u0));
     while (!rc && go) {
       TRY(enqueue(c, K_STEP, r));
+      if (c->lb) /* balanced select: its commit phase */
+        TRY(enqueue(c, K_STEP3, r));
       TRY(flagged(c, K_STEP2, r, &go));
     }
     break;
