@@ -411,6 +411,12 @@ if [ "$mode" = ncu ]; then   # a per-kernel profile of the app forms: NCU_APP on
   timeout 400 "$NCU" --kernel-name regex:"${NCU_KERNELS:-p_color}" --launch-count "${NCU_COUNT:-4}" --section SpeedOfLight \
     --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats \
     --section MemoryWorkloadAnalysis $W $args >> "$f" 2>&1 || echo "NCU FAILED"
+  if [ -n "${NCU_SOURCE:-}" ]; then   # per-instruction counts (build with CUDA_FLAGS=-lineinfo)
+    timeout 300 "$NCU" --kernel-name regex:"${NCU_KERNELS:-p_color}" --launch-count "${NCU_COUNT:-4}" \
+      --section SourceCounters --section WarpStateStats --page source --print-source sass,cuda --csv \
+      $W $args > "$R/ncu-source.csv" 2>&1 || echo "NCU SOURCE FAILED"
+    wc -l "$R/ncu-source.csv"; head -5 "$R/ncu-source.csv" | cut -c1-400
+  fi
   grep -E "^  [a-z_]+<|p_color|Duration|Registers Per|Achieved Occupancy|Stall|Warp Cycles Per Issued|Issued Warp|Memory Throughput|Block Limit|Waves Per SM|Grid Size|Threads  " "$f" | head -120
   tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   exit 0
