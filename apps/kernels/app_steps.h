@@ -57,6 +57,14 @@ APP_FN int app_before(app_u32 u, app_u32 v)
   app_u32 pu = APP_PRIORITY(u), pv = APP_PRIORITY(v);
   return pu < pv || (pu == pv && u < v);
 }
+/* The same with the priorities given: the pull steps compute their node's once, outside the
+ * edge loop (ncu, colour on grid:1000, H200: in the persistent kernel, capped at 32 registers
+ * with the barrier's state live across the loop, the compiler recomputed it for every edge,
+ * twice the instructions on that line; bench/results/h200-apps-2026-11-24/run-6). */
+APP_FN int app_before_p(app_u32 u, app_u32 pu, app_u32 v, app_u32 pv)
+{
+  return pu < pv || (pu == pv && u < v);
+}
 
 /* ---- bfs: level-synchronous, top-down (Lonestar bfs) ---------------------------------------- */
 APP_FN void bfs_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *level, app_u32 src)
@@ -223,9 +231,10 @@ APP_FN void mis_select(app_size i0, app_size st, app_u32 n, const APP_G app_u32 
     if (status[v] != APP_MIS_UNDECIDED)
       continue;
     int best = 1;
+    app_u32 pv = APP_PRIORITY((app_u32)v);
     for (app_u32 k = row[v]; k < row[v + 1] && best; ++k) {
       app_u32 u = col[k];
-      if (u != (app_u32)v && status[u] != APP_MIS_OUT && app_before(u, (app_u32)v))
+      if (u != (app_u32)v && status[u] != APP_MIS_OUT && app_before_p(u, APP_PRIORITY(u), (app_u32)v, pv))
         best = 0;
     }
     if (best)
@@ -268,10 +277,11 @@ APP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32
     for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
       app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
       app_u32 to = stop < end ? stop : end;
+      app_u32 pv = APP_PRIORITY(v);
       if (status[v] == APP_MIS_UNDECIDED) /* APP_MIS_LOSE: another chunk found one */
         for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
           app_u32 u = col[k];
-          if (u != v && status[u] != APP_MIS_OUT && app_before(u, v)) {
+          if (u != v && status[u] != APP_MIS_OUT && app_before_p(u, APP_PRIORITY(u), v, pv)) {
             status[v] = APP_MIS_LOSE;
             break;
           }
@@ -306,9 +316,10 @@ APP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G app_u
     if (color[v] != APP_NONE)
       continue;
     int best = 1;
+    app_u32 pv = APP_PRIORITY((app_u32)v);
     for (app_u32 k = row[v]; k < row[v + 1] && best; ++k) {
       app_u32 u = col[k], cu = color[u];
-      if (u != (app_u32)v && (cu == APP_NONE || cu == step) && app_before((app_u32)v, u))
+      if (u != (app_u32)v && (cu == APP_NONE || cu == step) && app_before_p((app_u32)v, pv, u, APP_PRIORITY(u)))
         best = 0;
     }
     if (best)
@@ -337,10 +348,11 @@ APP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u
     for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
       app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
       app_u32 to = stop < end ? stop : end;
+      app_u32 pv = APP_PRIORITY(v);
       if (color[v] == APP_NONE) /* APP_LOSE: another chunk of v's edges found a blocker */
         for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
           app_u32 u = col[k];
-          if (u != v && color[u] >= APP_LOSE && app_before(v, u)) {
+          if (u != v && color[u] >= APP_LOSE && app_before_p(v, pv, u, APP_PRIORITY(u))) {
             color[v] = APP_LOSE;
             break;
           }
