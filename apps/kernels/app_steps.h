@@ -51,10 +51,11 @@ APP_FN void app_flag(APP_G app_u32 *flag, app_u32 changed)
     APP_ATOMIC_OR(flag, 1u);
 }
 
-/* (priority, id) order, a total order, so two neighbours never both win; the priorities are
- * given: the pull steps compute their node's once, outside the edge loop (ncu, colour on grid:1000, H200: in the persistent kernel, capped at 32 registers
- * with the barrier's state live across the loop, the compiler recomputed it for every edge,
- * twice the instructions on that line; bench/results/h200-apps-2026-11-24/run-6). */
+/* (priority, id) order, a total order, so two neighbours never both win. The priorities are
+ * given: the pull steps compute their node's once, outside the edge loop (ncu, colour on
+ * grid:1000, H200: in the persistent kernel, capped at 32 registers with the barrier's state
+ * live across the loop, the compiler recomputed it for every edge, twice the instructions on
+ * that line; bench/results/h200-apps-2026-11-24/run-6). */
 APP_FN int app_before_p(app_u32 u, app_u32 pu, app_u32 v, app_u32 pv)
 {
   return pu < pv || (pu == pv && u < v);
