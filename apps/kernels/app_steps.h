@@ -272,8 +272,8 @@ APP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32
     for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
       app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
       app_u32 to = stop < end ? stop : end;
-      app_u32 pv = APP_PRIORITY(v);
-      if (status[v] == APP_MIS_UNDECIDED) /* APP_MIS_LOSE: another chunk found one */
+      if (status[v] == APP_MIS_UNDECIDED) { /* APP_MIS_LOSE: another chunk found one */
+        app_u32 pv = APP_PRIORITY(v);
         for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
           app_u32 u = col[k];
           if (u != v && status[u] != APP_MIS_OUT && app_before_p(u, APP_PRIORITY(u), v, pv)) {
@@ -281,6 +281,7 @@ APP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32
             break;
           }
         }
+      }
       s = to;
     }
   }
@@ -343,8 +344,8 @@ APP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u
     for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
       app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
       app_u32 to = stop < end ? stop : end;
-      app_u32 pv = APP_PRIORITY(v);
-      if (color[v] == APP_NONE) /* APP_LOSE: another chunk of v's edges found a blocker */
+      if (color[v] == APP_NONE) { /* APP_LOSE: another chunk of v's edges found a blocker */
+        app_u32 pv = APP_PRIORITY(v);
         for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
           app_u32 u = col[k];
           if (u != v && color[u] >= APP_LOSE && app_before_p(v, pv, u, APP_PRIORITY(u))) {
@@ -352,6 +353,7 @@ APP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u
             break;
           }
         }
+      }
       s = to;
     }
   }
