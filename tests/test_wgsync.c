@@ -885,9 +885,11 @@ static int case_portable(void)
   char *src = read_text("portable.h");
   wgs_program_t *prog;
   CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
-  wgs_kernel_t *kk[2];
+  wgs_kernel_t *kk[3];
+  const char *form[3] = {"full", "split", "OR"};
   CHECK_OK(wgs_kernel_create(prog, "portable_mp", &kk[0]));
   CHECK_OK(wgs_kernel_create(prog, "portable_mp_split", &kk[1]));
+  CHECK_OK(wgs_kernel_create(prog, "portable_mp_or", &kk[2]));
   uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 300;
   wgs_state_t *st;
   CHECK_OK(wgs_state_create(dev, groups, &st));
@@ -898,7 +900,7 @@ static int case_portable(void)
   CHECK_OK(wgs_buffer_create(dev, groups * sizeof(uint32_t), &done));
   uint32_t *h = calloc(2 * words, sizeof *h); /* zeros */
   CHECK(h);
-  for (uint32_t split = 0; split < 2; split++) {
+  for (uint32_t split = 0; split < 3; split++) {
     wgs_kernel_t *k = kk[split];
     CHECK_OK(wgs_buffer_write(slots, 0, 2 * words * sizeof *h, h));
     CHECK_OK(wgs_buffer_write(bad, 0, words * sizeof *h, h));
@@ -923,7 +925,7 @@ static int case_portable(void)
     for (uint32_t g = 0; g < res.participants; g++)
       CHECK_MSG(d[g] == rounds, "group %u finished %u of %u rounds", g, d[g], rounds);
     printf("portable kernel, %s barrier: %u groups x %zu, %u rounds, %llu stale reads\n",
-           split ? "split" : "full", res.participants, LOCAL, rounds, (unsigned long long)stale);
+           form[split], res.participants, LOCAL, rounds, (unsigned long long)stale);
     CHECK_EQ(stale, 0);
     free(b);
     free(d);
@@ -933,10 +935,59 @@ static int case_portable(void)
   wgs_buffer_release(bad);
   wgs_buffer_release(done);
   wgs_state_release(st);
-  wgs_kernel_release(kk[0]);
-  wgs_kernel_release(kk[1]);
+  for (int i = 0; i < 3; i++)
+    wgs_kernel_release(kk[i]);
   wgs_program_release(prog);
   free(src);
+  wgs_device_close(dev);
+  return 0;
+}
+
+/* wgs_grid_barrier_or (tests/kernels/portable.h's portable_or, which test_cuda.cu runs too):
+ * the answer every work-item gets, under both barrier kinds, checked and unchecked. */
+static int case_or(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  char *src = read_text("portable.h");
+  uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 200;
+  wgs_state_t *st;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  wgs_buffer_t *bad;
+  CHECK_OK(wgs_buffer_create(dev, 16, &bad));
+  for (int unchecked = 0; unchecked < 2; unchecked++) {
+    wgs_program_t *prog;
+    CHECK_OK(wgs_program_build(dev, src, NULL, unchecked ? 0 : WGS_BUILD_CHECKED, &prog));
+    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+      uint32_t zero[4] = {0, 0, 0, 0}, got[4];
+      CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
+      wgs_kernel_t *k;
+      CHECK_OK(wgs_kernel_create(prog, "portable_or", &k));
+      CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, bad));
+      CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
+      wgs_launch_config cfg;
+      wgs_launch_config_init(&cfg);
+      cfg.local_size = LOCAL;
+      cfg.groups = groups;
+      cfg.barrier = (wgs_barrier)b;
+      cfg.timeout_ms = TIMEOUT_MS;
+      wgs_launch_result res;
+      CHECK_OK(wgs_launch(st, k, &cfg, &res));
+      CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
+      printf("grid barrier with OR, %s, kind %d: %u groups x %zu, %u rounds, %u wrong answers", 
+             unchecked ? "unchecked" : "checked", b, res.participants, LOCAL, rounds, got[0]);
+      if (got[0])
+        printf(" (first: barrier %u of round %u answered %u to work-item %u)", got[1] % 5u, got[1] / 5u,
+               got[2], got[3]);
+      printf("\n");
+      CHECK_EQ(got[0], 0);
+      wgs_kernel_release(k);
+    }
+    wgs_program_release(prog);
+  }
+  free(src);
+  wgs_buffer_release(bad);
+  wgs_state_release(st);
   wgs_device_close(dev);
   return 0;
 }
@@ -958,6 +1009,8 @@ int main(int argc, char **argv)
     return case_props();
   if (!strcmp(c, "portable"))
     return case_portable();
+  if (!strcmp(c, "or"))
+    return case_or();
   if (!strcmp(c, "overprovision"))
     return case_overprovision();
   if (!strcmp(c, "recall"))

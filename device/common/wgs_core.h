@@ -22,6 +22,9 @@
  *   wgs__group_index() wgs__group_count() wgs__local_index() wgs__local_count()   1-D ids
  *   wgs__group_barrier()      a work-group barrier that orders global memory (OpenCL's barrier
  *                             with both fences; CUDA's __syncthreads, CTA-scope ordering)
+ *   wgs__group_barrier_or(env, slot, v)   optional: the same barrier, returning in every
+ *                             work-item whether any passed v != 0 (CUDA __syncthreads_or, PTX
+ *                             bar.red.or); without it the core meets in global memory (below)
  *   WGS__JOIN(env, part, full)  the join between a grid barrier's two phases: a work-group
  *                             barrier when full (the XF barrier's B2); otherwise at least the
  *                             counter combiner's polling work-items (wgs__combiner) together
@@ -816,16 +819,60 @@ WGS_FN int wgs__outsider(wgs_env *env, unsigned site, int report)
 #ifndef WGS_BARRIER_SPLIT_KINDS
 #define WGS_BARRIER_SPLIT_KINDS 0
 #endif
-WGS_FN void wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf)
+/*
+ * Grid barrier with an OR (wgs_grid_barrier_or): the same barrier, and every work-item learns
+ * whether any work-item of any participating group passed a nonzero value, the test an
+ * iterative kernel makes after each step ("did anything change?"). Without it that test is a
+ * flag raised before the barrier and read after it by every work-item; here B1 ORs over the
+ * group, the representative of a group that saw a nonzero value stores the tag instance + 1 on
+ * the instance's OR word before its arrival, and after the barrier the representative alone
+ * reads the word and B3 ORs its answer over the group. Ordering: the tag store precedes the
+ * group's arrival (its release add or store, or, in the XF master, B2 and the release stores
+ * after it), and the representative's load follows its own acquire (or the join that carried
+ * the combiner's or the master's acquires to it), so the load reads this instance's tag if any
+ * group stored it. Nothing is cleared: the word of instance k (k & 1) is next written at instance
+ * k + 2, only after every group arrived at k + 1, so after every representative read it for k;
+ * a stale tag (k - 1 or older) never equals k + 1. The tags count barrier instances of every
+ * kind, which every participating group passes alike, so they agree across groups.
+ */
+#ifndef wgs__group_barrier_or
+/* The layer has no work-group OR: the group meets in global memory. The work-items with a
+ * nonzero value store the tag on the group's word for this call (slot 0: B1, 1: B3), the
+ * work-group barrier (global fence) orders the stores before every work-item's load after it,
+ * and a work-item that reads the tag knows someone passed a nonzero value. The word's next
+ * writers are a later barrier's, after this call's readers passed another work-group barrier;
+ * a group that does not take part reads and writes nothing. */
+WGS_FN unsigned wgs__group_or_global(const wgs_env *env, unsigned slot, unsigned v)
+{
+  unsigned tag = env->instance + 1u, part = env->participating;
+  wgs_word_ptr word = env->s + WGS_OFF_GROUP_OR(env->max_groups) + 2u * (part ? env->group_id : 0u) + slot;
+  if (part && v != 0u && wgs__ld_rlx(word) != tag)
+    wgs__st_rlx(word, tag);
+  wgs__group_barrier();
+  return part && wgs__ld_rlx(word) == tag;
+}
+#define wgs__group_barrier_or(env, slot, v) wgs__group_or_global((env), (slot), (v))
+#endif
+
+/* with_or: wgs_grid_barrier_or (a constant where inlined, so the plain barrier holds none of
+ * its code); v: the work-item's value. Returns the OR over the grid, 0 without with_or. */
+WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf, unsigned with_or, unsigned v)
 {
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
+  wgs_word_ptr orw = env->s + WGS_W_OR + (env->instance & 1u);
   unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
-  unsigned part = env->participating, made = 0u;
+  unsigned part = env->participating, made = 0u, any = 0u;
   unsigned early = !WGS_REPS_POLL_AFTER_JOIN || wgs__combiner(env);
   wgs__count_entry(env);
-  wgs__group_barrier(); /* B1 = Fig. 2(b) line 1; before the counter's release add */
+  /* B1 = Fig. 2(b) line 1; before the counter's release add */
+  if (with_or)
+    any = wgs__group_barrier_or(env, 0u, v);
+  else
+    wgs__group_barrier();
   if (lid == 0u)
     wgs__check_entry(env, site);
+  if (with_or && any && part && lid == 0u) /* before the arrival below, which releases it */
+    wgs__st_rlx(orw, env->instance + 1u);
   if (!part) {
   } else if (!xf) {
     if (lid == 0u)
@@ -848,20 +895,37 @@ WGS_FN void wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf)
   } else if (lid == 0u) {
     wgs__wait_while(env, &flag[id], 1u, site); /* Fig. 2(b) line 4: wait for release */
   }
-  wgs__group_barrier(); /* B3 = Fig. 2(b) line 6; carries the acquire to the group */
+  /* B3 = Fig. 2(b) line 6; carries the acquire to the group */
+  if (with_or) {
+    /* lid 0 has acquired every arrival: its own poll's acquire (a representative), the join
+     * (the combiner's lanes, the XF master's work-items), or its wait (an XF slave) */
+    unsigned seen = part && lid == 0u && wgs__ld_rlx(orw) == env->instance + 1u;
+    any = wgs__group_barrier_or(env, 1u, seen);
+  } else {
+    wgs__group_barrier();
+  }
   env->counted += xf ? 0u : 1u;
   env->instance++;
+  return any;
 }
 WGS_BARRIER_FN void wgs__grid_barrier(wgs_env *env, unsigned site)
 {
   WGS__LEAVE_IF_OUTSIDER(env, site, 1);
   unsigned xf = (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF;
   if (WGS_BARRIER_SPLIT_KINDS && xf)
-    wgs__grid_barrier_body(env, site, 1u);
+    (void)wgs__grid_barrier_body(env, site, 1u, 0u, 0u);
   else if (WGS_BARRIER_SPLIT_KINDS)
-    wgs__grid_barrier_body(env, site, 0u);
+    (void)wgs__grid_barrier_body(env, site, 0u, 0u, 0u);
   else
-    wgs__grid_barrier_body(env, site, xf);
+    (void)wgs__grid_barrier_body(env, site, xf, 0u, 0u);
+}
+WGS_BARRIER_FN unsigned wgs__grid_barrier_or(wgs_env *env, unsigned v, unsigned site)
+{
+#if WGS__ENV_STARTS_EMPTY
+  if (wgs__outsider(env, site, 1))
+    return 0u;
+#endif
+  return wgs__grid_barrier_body(env, site, (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF, 1u, v);
 }
 
 /*
@@ -920,6 +984,10 @@ WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
 /* Grid barrier among the participating groups of env; every work-item of every participating
  * group calls it the same number of times (seed 003 §4.3). */
 #define wgs_grid_barrier(env) wgs__grid_barrier((env), (unsigned)__LINE__)
+/* The same barrier, returning (in every work-item) whether any work-item of any participating
+ * group passed v != 0: the "did anything change?" of an iterative kernel, with no flag to clear
+ * and no read after the barrier. */
+#define wgs_grid_barrier_or(env, v) wgs__grid_barrier_or((env), (unsigned)(v), (unsigned)__LINE__)
 #define wgs_grid_arrive(env) wgs__grid_arrive((env), (unsigned)__LINE__)
 #define wgs_grid_wait(env) wgs__grid_wait((env), (unsigned)__LINE__)
 

@@ -20,7 +20,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 5u
+#define WGS_LAYOUT_VERSION 6u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -63,7 +63,10 @@
                                                     (a cleared half), 1 closed */
 #define WGS_W_COUNT (5u * WGS_LINE_WORDS)        /* seed 003 Fig. 3 count */
 #define WGS_W_ABORT (6u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
-/* lines 7 and 8: unused since layout 4 (the published counter barrier's words) */
+#define WGS_W_OR (7u * WGS_LINE_WORDS)          /* wgs_grid_barrier_or: words 0 and 1, the
+                                                    instance's tag where some group passed a
+                                                    nonzero value (device/common/wgs_core.h) */
+/* line 8: unused since layout 4 (the published counter barrier's words) */
 #define WGS_W_SEEN (9u * WGS_LINE_WORDS)         /* groups that read the epoch (protocols other
                                                     than the lock-free one, whose count it is) */
 #define WGS_W_SHARDS (10u * WGS_LINE_WORDS)      /* counter barrier: arrival shard i on line
@@ -171,7 +174,9 @@
                                        native group: a second call answers as the first did */
 #define WGS_OFF_WITEMS(g) (WGS_W_ARRAYS + 8u * (g) + WGS_LINE_WORDS) /* checked builds: work-items
                                        that entered grid barriers, per participating id; g words */
-#define WGS_A_WORDS(g) (9u * (g) + WGS_LINE_WORDS) /* all of the above */
+#define WGS_OFF_GROUP_OR(g) (WGS_W_ARRAYS + 9u * (g) + WGS_LINE_WORDS) /* wgs_grid_barrier_or
+                                       where the layer has no work-group OR: 2 words per group */
+#define WGS_A_WORDS(g) (11u * (g) + WGS_LINE_WORDS) /* all of the above */
 #define WGS_HALF_WORDS(g) WGS__ROUND_LINE(WGS_W_ARRAYS + WGS_A_WORDS(g))
 #define WGS_HALF(g, h) (WGS_G_WORDS(g) + (h) * WGS_HALF_WORDS(g)) /* half h (0 or 1) */
 #define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g))

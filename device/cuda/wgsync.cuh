@@ -124,6 +124,8 @@ typedef unsigned long long wgs__u64;
 #define wgs__local_index() ((unsigned)threadIdx.x)
 #define wgs__local_count() ((unsigned)blockDim.x)
 #define wgs__group_barrier() __syncthreads()
+/* A work-group barrier that also ORs a value over the group (bar.red.or: one barrier). */
+#define wgs__group_barrier_or(env, slot, v) ((unsigned)__syncthreads_or((int)((v) != 0u)))
 /* The join between a grid barrier's phases: the XF barrier's B2 is __syncthreads (block-uniform
  * condition); the counter barrier needs only the combiner's first warp (S, R <= 32 lanes poll
  * and publish), __syncwarp, which orders at CTA scope what the lanes acquired before the

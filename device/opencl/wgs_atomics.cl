@@ -200,6 +200,23 @@ typedef ulong wgs__u64;
 #define wgs__local_index() ((unsigned)get_local_id(0))
 #define wgs__local_count() ((unsigned)get_local_size(0))
 #define wgs__group_barrier() barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
+/* A work-group barrier that also ORs a value over the group (wgs_grid_barrier_or's B1 and B3).
+ * NVIDIA: bar.red.or.pred on barrier 0, the instruction CUDA's __syncthreads_or is, with the
+ * same CTA-scope ordering as the bar.sync that OpenCL's barrier() is. Other devices: OpenCL 1.2
+ * has no work-group reduction, so the core's fallback meets in global memory. */
+#if defined(WGS_LAYER_PTX)
+#define wgs__group_barrier_or(env, slot, v) wgs__bar_red_or(v)
+WGS_FN uint wgs__bar_red_or(uint v)
+{
+  uint r;
+  asm volatile("{\n\t.reg .pred p, q;\n\tsetp.ne.u32 p, %1, 0;\n\t"
+               "bar.red.or.pred q, 0, p;\n\tselp.u32 %0, 1, 0, q;\n\t}"
+               : "=r"(r)
+               : "r"(v)
+               : "memory");
+  return r;
+}
+#endif
 /* Always the work-group barrier, in every group: PoCL 3.1 cannot form parallel regions around a
  * barrier under a condition it cannot prove uniform (its compiler asserted). */
 #define WGS__JOIN(env, part, full) wgs__group_barrier()

@@ -271,6 +271,37 @@ static int case_mixed(void)
   return 0;
 }
 
+/* wgs_grid_barrier_or's answers: tests/kernels/portable.h's portable_or, as test_wgsync's or. */
+static int case_or(void)
+{
+  uint32_t groups = wgs_cuda_default_groups(0, LOCAL);
+  unsigned rounds = 2000, *bad, got[4];
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, groups, &st));
+  CHECK(cudaMalloc(&bad, 16) == cudaSuccess);
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+    cudaMemset(bad, 0, 16);
+    void *args[3] = {NULL, &bad, &rounds};
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.barrier = (wgs_barrier)b;
+    cfg.timeout_ms = 2000;
+    wgs_launch_result res;
+    CHECK_OK(wgs_cuda_launch(st, (const void *)portable_or, args, 3, 0, 0, &cfg, &res));
+    CHECK(cudaMemcpy(got, bad, 16, cudaMemcpyDeviceToHost) == cudaSuccess);
+    printf("grid barrier with OR, kind %d: %u groups x %d, %u rounds, %u wrong answers", b, res.participants,
+           LOCAL, rounds, got[0]);
+    if (got[0])
+      printf(" (first: barrier %u of round %u answered %u to thread %u)", got[1] % 5u, got[1] / 5u, got[2], got[3]);
+    printf("\n");
+    CHECK_EQ(got[0], 0);
+  }
+  cudaFree(bad);
+  wgs_cuda_state_release(st);
+  return 0;
+}
+
 /* One kernel source for both backends (tests/kernels/portable.h, as test_wgsync's portable):
  * message passing across full and split grid barriers. */
 static int case_portable(void)
@@ -284,8 +315,9 @@ static int case_portable(void)
         cudaMalloc(&done, groups * 4) == cudaSuccess);
   unsigned *b = (unsigned *)malloc(words * 4), *d = (unsigned *)malloc(groups * 4);
   CHECK(b && d);
-  const void *k[2] = {(const void *)portable_mp, (const void *)portable_mp_split};
-  for (int split = 0; split < 2; split++) {
+  const void *k[3] = {(const void *)portable_mp, (const void *)portable_mp_split, (const void *)portable_mp_or};
+  const char *form[3] = {"full", "split", "OR"};
+  for (int split = 0; split < 3; split++) {
     cudaMemset(slots, 0, 2 * words * 4);
     cudaMemset(bad, 0, words * 4);
     cudaMemset(done, 0, groups * 4);
@@ -304,7 +336,7 @@ static int case_portable(void)
     for (uint32_t g = 0; g < res.participants; g++)
       CHECK_MSG(d[g] == rounds, "group %u finished %u of %u rounds", g, d[g], rounds);
     printf("portable kernel, %s barrier: %u groups x %d, %u rounds, %llu stale reads\n",
-           split ? "split" : "full", res.participants, LOCAL, rounds, stale);
+           form[split], res.participants, LOCAL, rounds, stale);
     CHECK_EQ(stale, 0);
   }
   free(b), free(d);
@@ -735,6 +767,7 @@ int main(int argc, char **argv)
   if (!strcmp(c, "mp")) return case_mp(0, 0);
   if (!strcmp(c, "mp_unchecked")) return case_mp(0, 1);
   if (!strcmp(c, "split")) return case_mp(1, 0);
+  if (!strcmp(c, "or")) return case_or();
   if (!strcmp(c, "mixed")) return case_mixed();
   if (!strcmp(c, "deadlock")) return case_deadlock();
   if (!strcmp(c, "bad_input")) return case_bad_input();

@@ -8,9 +8,14 @@
  * `bad`. The halves alternate by round, so a group a round ahead never overwrites what a slower
  * one still reads. done[g]: the rounds group g finished.
  *
- * Two kernels, full and split barrier, from one body: a run-time `if (split)` around the
+ * Three kernels, full, split and OR barrier, from one body: a run-time `if (split)` around the
  * barriers made PoCL 3.1 (loopvec) lose the group's arrival and crash under workitemrepl.
  */
+#ifdef __CUDACC__
+#define PORTABLE_ADD(p, v) atomicAdd((p), (v))
+#else
+#define PORTABLE_ADD(p, v) atomic_add((p), (v))
+#endif
 #define PORTABLE_MP_BODY(BARRIER)                                                               \
   wgs_env env;                                                                                  \
   if (wgs_discover(wgs, &env)) {                                                                \
@@ -43,6 +48,54 @@ WGS_KERNEL void portable_mp_split(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint 
   PORTABLE_MP_BODY(wgs_grid_arrive(&env); wgs_grid_wait(&env))
 }
 
+WGS_KERNEL void portable_mp_or(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *slots,
+                               WGS_GLOBAL wgs_uint *bad, WGS_GLOBAL wgs_uint *done, wgs_uint rounds)
+{
+  PORTABLE_MP_BODY((void)wgs_grid_barrier_or(&env, gid == r % gsize))
+}
+
+/*
+ * wgs_grid_barrier_or's answer, one kernel for both backends. Each round runs three OR barriers
+ * back to back (the OR words' reuse two instances later), a full barrier and a split pair (5
+ * instances, so the words' parity moves round by round). An OR barrier's values follow a rule,
+ * (round + its position) % 4: none; one work-item (a different one each round, in any group, any
+ * lane); every work-item; the last lane of the last group. Every work-item compares the answer
+ * with the rule's; bad[0] counts wrong answers, bad[1..3] describe the first (5 x round +
+ * position, answer, global id). The barriers sit outside run-time conditions (PoCL).
+ */
+#define PORTABLE_OR_VALUE(kind, r, gid, gsize)                                                  \
+  ((kind) == 1u ? (wgs_uint)((gid) == ((r) * 2654435761u) % (gsize))                            \
+   : (kind) == 2u ? 1u + (gid)                                                                  \
+   : (kind) == 3u ? (wgs_uint)((gid) == (gsize) - 1u)                                           \
+                  : 0u)
+#define PORTABLE_OR_CHECK(got, kind, at)                                                        \
+  do {                                                                                          \
+    if ((got) != ((kind) != 0u) && PORTABLE_ADD(&bad[0], 1u) == 0u) {                           \
+      bad[1] = (at);                                                                            \
+      bad[2] = (got);                                                                           \
+      bad[3] = gid;                                                                             \
+    }                                                                                           \
+  } while (0)
+WGS_KERNEL void portable_or(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *bad, wgs_uint rounds)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    wgs_uint gid = (wgs_uint)wgs_get_global_id(&e), gsize = (wgs_uint)wgs_get_global_size(&e);
+    for (wgs_uint r = 0u; r < rounds; ++r) {
+      wgs_uint k0 = r % 4u, k1 = (r + 1u) % 4u, k2 = (r + 2u) % 4u;
+      wgs_uint g0 = wgs_grid_barrier_or(&e, PORTABLE_OR_VALUE(k0, r, gid, gsize));
+      wgs_uint g1 = wgs_grid_barrier_or(&e, PORTABLE_OR_VALUE(k1, r, gid, gsize));
+      wgs_uint g2 = wgs_grid_barrier_or(&e, PORTABLE_OR_VALUE(k2, r, gid, gsize));
+      wgs_grid_barrier(&e);
+      wgs_grid_arrive(&e);
+      wgs_grid_wait(&e);
+      PORTABLE_OR_CHECK(g0, k0, 5u * r);
+      PORTABLE_OR_CHECK(g1, k1, 5u * r + 1u);
+      PORTABLE_OR_CHECK(g2, k2, 5u * r + 2u);
+    }
+  }
+}
+
 /*
  * The mixing rule (device/common/wgs_core.h, "grid barriers"), one kernel for both backends: full
  * and split grid barriers interleaved (every third round a full one), under either barrier kind.
@@ -50,11 +103,6 @@ WGS_KERNEL void portable_mp_split(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint 
  * n*(r+1) (all of round r arrived) and at most n*(r+2)-1 (nobody is past round r+1's barrier, and
  * this group has not added for r+1 yet). bad[0] counts violations; bad[1..3] describe the first.
  */
-#ifdef __CUDACC__
-#define PORTABLE_ADD(p, v) atomicAdd((p), (v))
-#else
-#define PORTABLE_ADD(p, v) atomic_add((p), (v))
-#endif
 WGS_KERNEL void portable_mixed(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *cnt,
                                WGS_GLOBAL wgs_uint *bad, wgs_uint rounds)
 {
