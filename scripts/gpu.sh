@@ -17,7 +17,8 @@
 #                          and Table 4 on NVIDIA OpenCL)
 #   scripts/gpu.sh apps10  build + the CUDA and app tests + Table 4 on CUDA and NVIDIA OpenCL, as
 #                          shipped and as before (--balance nodes --all-groups), and bfs/sssp with
-#                          the balanced steps everywhere
+#                          the balanced steps everywhere (SETS picks tables; BASE_TAR: cuda-base
+#                          and nvidia-opencl-base with that tree's CLI, same call)
 #   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
 #                          latency, Table 4 on both backends, mis and color with the barrier a call
 #   scripts/gpu.sh team    build + GPU teams (2+ GPUs, NCCL from the PyTorch environment): the team
@@ -255,7 +256,7 @@ fi
 if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and as before, both backends
   R=$(mktemp -d)/results; mkdir -p "$R"
   stamp tests
-  (cd build-gpu && timeout 150 ctest -j1 --timeout 60 -R '^(cuda|apps?)\.' > "$R/ctest-cuda-apps.log" 2>&1
+  (cd build-gpu && timeout 200 ctest -j1 --timeout 60 -R '^(cuda|apps?|or|portable)\.' > "$R/ctest-cuda-apps.log" 2>&1
    grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-cuda-apps.log" | tail -12); pack
   # SETS="cuda nvidia-opencl ...": those tables only
   want() { [ -z "${SETS:-}" ] || [[ " $SETS " == *" $1 "* ]]; }
@@ -266,6 +267,16 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   want nvidia-opencl-before && t4 nvidia-opencl-before --balance nodes --all-groups
   want cuda-nodes && t4 cuda-nodes -n cuda --balance nodes
   want nvidia-opencl-nodes && t4 nvidia-opencl-nodes --balance nodes
+  if [ -n "${BASE_TAR:-}" ]; then   # the tree before the change (git archive), same machine, same call
+    B=$(mktemp -d); tar -xzf "$BASE_TAR" -C "$B"
+    stamp "base build"
+    cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+      cmake --build "$B/build" -j16 --target wgsync-cli >/dev/null 2>&1 || echo "BASE BUILD FAILED"
+    W0=$W; W=$B/build/cli/wgsync
+    want cuda-base && t4 cuda-base -n cuda
+    want nvidia-opencl-base && t4 nvidia-opencl-base
+    W=$W0
+  fi
   stamp done
   exit 0
 fi

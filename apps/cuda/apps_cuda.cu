@@ -101,12 +101,27 @@ struct WgsPolicy { /* wgsync: discovery, participating-group ids, wgsync's grid 
   __device__ size_t id() const { return wgs_get_global_id(&env); }
   __device__ size_t size() const { return wgs_get_global_size(&env); }
   __device__ void sync() { wgs_grid_barrier(&env); }
+  /* the barrier that ORs the step's "changed" over the grid: no flag to raise or read */
+  __device__ unsigned sync_or(unsigned v, unsigned *, unsigned) { return wgs_grid_barrier_or(&env, v); }
 };
 struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
   __device__ bool begin(unsigned *) { return true; }
   __device__ size_t id() const { return ID0; }
   __device__ size_t size() const { return STRIDE0; }
   __device__ void sync() { cg::this_grid().sync(); }
+  /* The same test as well as grid.sync() code can make it: one flag store per block (the
+   * block's OR, __syncthreads_or), one read per block after grid.sync(), its answer shared by a
+   * second __syncthreads_or. The flag of trip `it` is flags[it & 1], tagged it + 1, as
+   * wgs_grid_barrier_or's words are (device/common/wgs_core.h): never cleared in the loop. Both
+   * forms pay the same loads; grid.sync() pays two block barriers more. (Until 2026-11-24 both
+   * forms raised and read the flag from every thread: bench/results/h200-apps-2026-11-24.) */
+  __device__ unsigned sync_or(unsigned v, unsigned *flags, unsigned it)
+  {
+    volatile unsigned *f = &flags[it & 1u];
+    if (__syncthreads_or((int)(v != 0u)) && threadIdx.x == 0) *f = it + 1u;
+    cg::this_grid().sync();
+    return (unsigned)__syncthreads_or(threadIdx.x == 0 && *f == it + 1u);
+  }
 };
 
 /* Both policies' persistent kernels at most 32 registers, for 8 groups of 256 per SM (2048
@@ -119,10 +134,8 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
  * work items fill, app_groups, which is 72-545 groups of 256 for Table 4's skewed inputs). */
 #define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? 1 : 2)
 
-/* Stop flags rotate over flags[0..2] exactly as in apps/kernels/apps.cl (the argument is there);
- * flags[3] receives the loop-trip count. */
-#define FLAG_NOW(f, it) (&(f)[(it) % 3u])
-#define FLAG_READ(f, it) (*(volatile unsigned *)&(f)[(it) % 3u])
+/* The stop test is the policy's sync_or (wgsync: wgs_grid_barrier_or); flags[0..1] serve
+ * grid.sync()'s, and flags[3] receives the loop-trip count. */
 
 /* bfs and sssp: LB = 1 takes the balanced steps. A template argument, not a kernel argument, so
  * that each kernel holds one step's code: both inlined took p_sssp to 144 bytes of spill loads
@@ -135,15 +148,12 @@ __global__ void PERSISTENT_BOUNDS_STEP(LB) p_bfs(unsigned *wgs, const unsigned *
   if (p.begin(wgs)) {
     size_t i0 = p.id(), st = p.size();
     bfs_init(i0, st, n, level, src);
-    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    if (i0 == 0) flags[0] = flags[1] = 0u;
     p.sync();
     unsigned it = 0, go = 1;
     while (go) {
-      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
-      app_flag(FLAG_NOW(flags, it), LB ? bfs_step_lb(i0, st, n, row, col, level, it)
-                                       : bfs_step(i0, st, n, row, col, level, it));
-      p.sync();
-      go = FLAG_READ(flags, it);
+      go = p.sync_or(LB ? bfs_step_lb(i0, st, n, row, col, level, it) : bfs_step(i0, st, n, row, col, level, it),
+                     flags, it);
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -158,16 +168,14 @@ __global__ void PERSISTENT_BOUNDS_STEP(LB) p_sssp(unsigned *wgs, const unsigned 
   if (p.begin(wgs)) {
     size_t i0 = p.id(), st = p.size();
     sssp_init(i0, st, n, dist, a0, a1, src);
-    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    if (i0 == 0) flags[0] = flags[1] = 0u;
     p.sync();
     unsigned it = 0, go = 1;
     while (go) {
-      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
       unsigned *cur = (it & 1u) ? a1 : a0, *next = (it & 1u) ? a0 : a1;
-      app_flag(FLAG_NOW(flags, it), LB ? sssp_step_lb(i0, st, n, row, col, w, dist, a0, it)
-                                       : sssp_step(i0, st, n, row, col, w, dist, cur, next));
-      p.sync();
-      go = FLAG_READ(flags, it);
+      go = p.sync_or(LB ? sssp_step_lb(i0, st, n, row, col, w, dist, a0, it)
+                        : sssp_step(i0, st, n, row, col, w, dist, cur, next),
+                     flags, it);
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -182,11 +190,10 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
   if (p.begin(wgs)) {
     size_t i0 = p.id(), st = p.size();
     mis_init(i0, st, n, status);
-    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    if (i0 == 0) flags[0] = flags[1] = 0u;
     p.sync();
     unsigned it = 0, go = 1;
     while (go) {
-      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
       if (LB) { /* balanced select: mark, barrier, commit */
         mis_mark_lb(i0, st, n, row, col, status);
         p.sync();
@@ -195,9 +202,7 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
         mis_select(i0, st, n, row, col, status);
       }
       p.sync();
-      app_flag(FLAG_NOW(flags, it), mis_exclude(i0, st, n, row, col, status));
-      p.sync();
-      go = FLAG_READ(flags, it);
+      go = p.sync_or(mis_exclude(i0, st, n, row, col, status), flags, it);
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -215,20 +220,19 @@ __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, co
   if (p.begin(wgs)) {
     size_t i0 = p.id(), st = p.size();
     color_init(i0, st, n, color);
-    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    if (i0 == 0) flags[0] = flags[1] = 0u;
     p.sync();
     unsigned it = 0, go = 1;
     while (go) {
-      if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
+      unsigned changed;
       if (LB) { /* balanced: mark, barrier, commit */
         color_mark_lb(i0, st, n, row, col, color);
         p.sync();
-        app_flag(FLAG_NOW(flags, it), color_commit(i0, st, n, color, it));
+        changed = color_commit(i0, st, n, color, it);
       } else {
-        app_flag(FLAG_NOW(flags, it), color_step(i0, st, n, row, col, color, it));
+        changed = color_step(i0, st, n, row, col, color, it);
       }
-      p.sync();
-      go = FLAG_READ(flags, it);
+      go = p.sync_or(changed, flags, it);
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -244,17 +248,14 @@ __global__ void PERSISTENT_BOUNDS p_bc(unsigned *wgs, const unsigned *row, const
   if (p.begin(wgs)) {
     size_t i0 = p.id(), st = p.size();
     bc_zero(i0, st, n, bc);
-    if (i0 == 0) flags[0] = flags[1] = flags[2] = 0u;
+    if (i0 == 0) flags[0] = flags[1] = 0u;
     unsigned it = 0;
     for (unsigned s = 0; s < nsrc; ++s) {
       bc_init(i0, st, n, level, sigma, delta, sources[s]);
       p.sync();
       unsigned d = 0, go = 1;
       while (go) {
-        if (i0 == 0) flags[(it + 1u) % 3u] = 0u;
-        app_flag(FLAG_NOW(flags, it), bc_forward(i0, st, n, row, col, level, sigma, d));
-        p.sync();
-        go = FLAG_READ(flags, it);
+        go = p.sync_or(bc_forward(i0, st, n, row, col, level, sigma, d), flags, it);
         ++it;
         ++d;
       }

@@ -7,13 +7,10 @@
  *    device. Launched with WGS_DISCOVERY_FIXED it is §5.3's "specialised" variant.
  * The steps themselves are in app_steps.h, shared with CUDA.
  *
- * Stop flags in the persistent form: flags[0..2] rotate. In loop trip `it` the work-items raise
- * flags[it % 3]; after the grid barrier everyone reads it and leaves together when it is 0.
- * flags[(it + 1) % 3] is cleared in trip `it`, before that trip's barrier, and first raised in
- * trip it + 1, after it; its previous readers (trip it - 2) all read it before trip it - 1's
- * barrier. So no clear ever races with a read or a raise. flags[3] returns the trip count.
- * The loop exit depends only on a value every work-item reads after the same barrier, so it is
- * uniform: every work-item of every participating group runs the same barriers (seed 001).
+ * The stop test in the persistent form: wgs_grid_barrier_or passes each work-item's "changed"
+ * and returns whether any work-item of any group changed something; every work-item gets the
+ * same answer after the same barrier, so the loop exit is uniform and every work-item of every
+ * participating group runs the same barriers (seed 001). flags[3] returns the trip count.
  */
 
 /* APP_LB=1 (a build option, app_balanced): bfs and sssp take the load-balanced steps. Chosen at
@@ -128,23 +125,6 @@ __kernel void bc_backward_k(__global const uint *row, __global const uint *col, 
 
 /* ---- persistent form --------------------------------------------------------------------- */
 
-/* Clears the flags; a grid barrier must follow before the first step. */
-#define APP_FLAGS_CLEAR(i0, flags)                                                            \
-  do {                                                                                        \
-    if ((i0) == 0) {                                                                          \
-      (flags)[0] = 0u;                                                                        \
-      (flags)[1] = 0u;                                                                        \
-      (flags)[2] = 0u;                                                                        \
-    }                                                                                         \
-  } while (0)
-#define APP_FLAG_NOW(flags, it) (&(flags)[(it) % 3u])
-#define APP_FLAG_CLEAR_NEXT(i0, flags, it)                                                    \
-  do {                                                                                        \
-    if ((i0) == 0)                                                                            \
-      (flags)[((it) + 1u) % 3u] = 0u;                                                         \
-  } while (0)
-#define APP_FLAG_READ(flags, it) (*(volatile __global uint *)&(flags)[(it) % 3u])
-
 __kernel void bfs_persistent(__global uint *wgs, __global const uint *row,
                              __global const uint *col, uint n, __global uint *level, uint src,
                              __global uint *flags)
@@ -153,15 +133,11 @@ __kernel void bfs_persistent(__global uint *wgs, __global const uint *row,
   if (wgs_discover(wgs, &env)) {
     size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
     bfs_init(i0, st, n, level, src);
-    APP_FLAGS_CLEAR(i0, flags);
     wgs_grid_barrier(&env);
     uint it = 0, go = 1;
     while (go) {
-      APP_FLAG_CLEAR_NEXT(i0, flags, it);
-      app_flag(APP_FLAG_NOW(flags, it), APP_LB ? bfs_step_lb(i0, st, n, row, col, level, it)
+      go = wgs_grid_barrier_or(&env, APP_LB ? bfs_step_lb(i0, st, n, row, col, level, it)
                                            : bfs_step(i0, st, n, row, col, level, it));
-      wgs_grid_barrier(&env);
-      go = APP_FLAG_READ(flags, it);
       ++it;
     }
     if (i0 == 0)
@@ -178,16 +154,12 @@ __kernel void sssp_persistent(__global uint *wgs, __global const uint *row,
   if (wgs_discover(wgs, &env)) {
     size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
     sssp_init(i0, st, n, dist, act0, act1, src);
-    APP_FLAGS_CLEAR(i0, flags);
     wgs_grid_barrier(&env);
     uint it = 0, go = 1;
     while (go) {
-      APP_FLAG_CLEAR_NEXT(i0, flags, it);
       __global uint *cur = (it & 1u) ? act1 : act0, *next = (it & 1u) ? act0 : act1;
-      app_flag(APP_FLAG_NOW(flags, it), APP_LB ? sssp_step_lb(i0, st, n, row, col, w, dist, act0, it)
+      go = wgs_grid_barrier_or(&env, APP_LB ? sssp_step_lb(i0, st, n, row, col, w, dist, act0, it)
                                            : sssp_step(i0, st, n, row, col, w, dist, cur, next));
-      wgs_grid_barrier(&env);
-      go = APP_FLAG_READ(flags, it);
       ++it;
     }
     if (i0 == 0)
@@ -203,11 +175,9 @@ __kernel void mis_persistent(__global uint *wgs, __global const uint *row,
   if (wgs_discover(wgs, &env)) {
     size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
     mis_init(i0, st, n, status);
-    APP_FLAGS_CLEAR(i0, flags);
     wgs_grid_barrier(&env);
     uint it = 0, go = 1;
     while (go) {
-      APP_FLAG_CLEAR_NEXT(i0, flags, it);
 #if APP_LB /* balanced select: mark, barrier, commit (compile-time: barriers stay unconditional) */
       mis_mark_lb(i0, st, n, row, col, status);
       wgs_grid_barrier(&env);
@@ -216,9 +186,7 @@ __kernel void mis_persistent(__global uint *wgs, __global const uint *row,
       mis_select(i0, st, n, row, col, status);
 #endif
       wgs_grid_barrier(&env);
-      app_flag(APP_FLAG_NOW(flags, it), mis_exclude(i0, st, n, row, col, status));
-      wgs_grid_barrier(&env);
-      go = APP_FLAG_READ(flags, it);
+      go = wgs_grid_barrier_or(&env, mis_exclude(i0, st, n, row, col, status));
       ++it;
     }
     if (i0 == 0)
@@ -234,20 +202,17 @@ __kernel void color_persistent(__global uint *wgs, __global const uint *row,
   if (wgs_discover(wgs, &env)) {
     size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
     color_init(i0, st, n, color);
-    APP_FLAGS_CLEAR(i0, flags);
     wgs_grid_barrier(&env);
     uint it = 0, go = 1;
     while (go) {
-      APP_FLAG_CLEAR_NEXT(i0, flags, it);
 #if APP_LB /* balanced: mark, barrier, commit (a compile-time choice: barriers stay unconditional) */
       color_mark_lb(i0, st, n, row, col, color);
       wgs_grid_barrier(&env);
-      app_flag(APP_FLAG_NOW(flags, it), color_commit(i0, st, n, color, it));
+      uint changed = color_commit(i0, st, n, color, it);
 #else
-      app_flag(APP_FLAG_NOW(flags, it), color_step(i0, st, n, row, col, color, it));
+      uint changed = color_step(i0, st, n, row, col, color, it);
 #endif
-      wgs_grid_barrier(&env);
-      go = APP_FLAG_READ(flags, it);
+      go = wgs_grid_barrier_or(&env, changed);
       ++it;
     }
     if (i0 == 0)
@@ -264,17 +229,13 @@ __kernel void bc_persistent(__global uint *wgs, __global const uint *row,
   if (wgs_discover(wgs, &env)) {
     size_t i0 = wgs_get_global_id(&env), st = wgs_get_global_size(&env);
     bc_zero(i0, st, n, bc);
-    APP_FLAGS_CLEAR(i0, flags);
     uint it = 0;
     for (uint s = 0; s < nsrc; ++s) {
       bc_init(i0, st, n, level, sigma, delta, sources[s]);
       wgs_grid_barrier(&env);
       uint d = 0, go = 1;
       while (go) {
-        APP_FLAG_CLEAR_NEXT(i0, flags, it);
-        app_flag(APP_FLAG_NOW(flags, it), bc_forward(i0, st, n, row, col, level, sigma, d));
-        wgs_grid_barrier(&env);
-        go = APP_FLAG_READ(flags, it);
+          go = wgs_grid_barrier_or(&env, bc_forward(i0, st, n, row, col, level, sigma, d));
         ++it;
         ++d;
       }
