@@ -18,7 +18,8 @@
 #   scripts/gpu.sh apps10  build + the CUDA and app tests + Table 4 on CUDA and NVIDIA OpenCL, as
 #                          shipped and as before (--balance nodes --all-groups), and bfs/sssp with
 #                          the balanced steps everywhere (SETS picks tables; BASE_TAR: cuda-base
-#                          and nvidia-opencl-base with that tree's CLI, same call)
+#                          and nvidia-opencl-base with that tree's CLI, same call; VARIANT_FLAGS:
+#                          cuda-var, this tree built with those CUDA flags)
 #   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
 #                          latency, Table 4 on both backends, mis and color with the barrier a call
 #   scripts/gpu.sh team    build + GPU teams (2+ GPUs, NCCL from the PyTorch environment): the team
@@ -267,6 +268,14 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   want nvidia-opencl-before && t4 nvidia-opencl-before --balance nodes --all-groups
   want cuda-nodes && t4 cuda-nodes -n cuda --balance nodes
   want nvidia-opencl-nodes && t4 nvidia-opencl-nodes --balance nodes
+  if [ -n "${VARIANT_FLAGS:-}" ]; then   # this tree built with other CUDA flags: cuda-var, same call
+    stamp "variant build ($VARIANT_FLAGS)"
+    cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=$VARIANT_FLAGS" >/dev/null &&
+      cmake --build build-var -j16 --target wgsync-cli >/dev/null 2>&1 || echo "VARIANT BUILD FAILED"
+    W0=$W; W=build-var/cli/wgsync
+    want cuda-var && t4 cuda-var -n cuda
+    W=$W0
+  fi
   if [ -n "${BASE_TAR:-}" ]; then   # the tree before the change (git archive), same machine, same call
     B=$(mktemp -d); tar -xzf "$BASE_TAR" -C "$B"
     stamp "base build"

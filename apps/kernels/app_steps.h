@@ -42,9 +42,21 @@ typedef size_t app_size;
 typedef unsigned app_u32;
 typedef size_t app_size;
 #endif
+/* The steps (the code between two barriers). APP_STEP_CALL=1 (CUDA) compiles each as a call,
+ * so that a step gets the kernel's registers for itself instead of sharing them with what the
+ * persistent loop keeps live across it (the barrier's state). */
+#ifndef APP_STEP_CALL
+#define APP_STEP_CALL 0
+#endif
+#if defined(__OPENCL_VERSION__) || !APP_STEP_CALL
+#define APP_STEP_FN APP_FN
+#else
+#define APP_STEP_FN static __device__ __noinline__
+#endif
 
-/* Raise a stop flag (read after the step's barrier). A read first keeps most work-items off
- * the atomic once the flag is up. */
+/* Raise a stop flag (the step kernels of the host loop and the CUDA graph; the persistent forms
+ * pass "changed" to wgs_grid_barrier_or). A read first keeps most work-items off the atomic
+ * once the flag is up. */
 APP_FN void app_flag(APP_G app_u32 *flag, app_u32 changed)
 {
   if (changed && *(volatile APP_G app_u32 *)flag == 0u)
@@ -68,7 +80,7 @@ APP_FN void bfs_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *level, 
     level[v] = v == src ? 0u : APP_NONE;
 }
 
-APP_FN app_u32 bfs_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN app_u32 bfs_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                         const APP_G app_u32 *col, APP_G app_u32 *level, app_u32 depth)
 {
   app_u32 changed = 0;
@@ -121,7 +133,7 @@ APP_FN app_u32 app_lb_node(app_u32 n, const APP_G app_u32 *row, app_u32 s)
 
 /* bfs, balanced: the edges of level-depth nodes, split as above (the same benign races as
  * bfs_step: every writer of level[u] writes depth + 1). */
-APP_FN app_u32 bfs_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN app_u32 bfs_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                            const APP_G app_u32 *col, APP_G app_u32 *level, app_u32 depth)
 {
   app_u32 changed = 0, total = n + row[n], chunk = app_lb_chunk(total, st);
@@ -149,7 +161,7 @@ APP_FN app_u32 bfs_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_
  * when act[v] == it + 1 (sssp_init's act0[src] = 1 is step 0), and a node improved in step it
  * gets it + 2. A work item that reads the newer stamp skips v in this step, which loses
  * nothing: v is relaxed again in the next step with the smaller distance. */
-APP_FN app_u32 sssp_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN app_u32 sssp_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                             const APP_G app_u32 *col, const APP_G app_u32 *w, APP_G app_u32 *dist,
                             APP_G app_u32 *act, app_u32 it)
 {
@@ -188,7 +200,7 @@ APP_FN void sssp_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *dist,
   }
 }
 
-APP_FN app_u32 sssp_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN app_u32 sssp_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                          const APP_G app_u32 *col, const APP_G app_u32 *w, APP_G app_u32 *dist,
                          APP_G app_u32 *cur, APP_G app_u32 *next)
 {
@@ -219,7 +231,7 @@ APP_FN void mis_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *status)
 }
 
 /* An undecided node joins the set when it precedes every neighbour not yet OUT. */
-APP_FN void mis_select(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN void mis_select(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                        const APP_G app_u32 *col, APP_G app_u32 *status)
 {
   for (app_size v = i0; v < n; v += st) {
@@ -238,7 +250,7 @@ APP_FN void mis_select(app_size i0, app_size st, app_u32 n, const APP_G app_u32 
 }
 
 /* An undecided node next to a member leaves; any node still undecided asks for another round. */
-APP_FN app_u32 mis_exclude(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN app_u32 mis_exclude(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                            const APP_G app_u32 *col, APP_G app_u32 *status)
 {
   app_u32 changed = 0;
@@ -263,7 +275,7 @@ APP_FN app_u32 mis_exclude(app_size i0, app_size st, app_u32 n, const APP_G app_
  * joining counts the same (IN is not OUT), so the answer is mis_select's. Phase 2 (a work item
  * per node): an undecided node not marked joins, a marked one is undecided again. Then
  * mis_exclude as before: one barrier more per round. */
-APP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                         const APP_G app_u32 *col, APP_G app_u32 *status)
 {
   app_u32 total = n + row[n], chunk = app_lb_chunk(total, st);
@@ -286,7 +298,7 @@ APP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32
     }
   }
 }
-APP_FN void mis_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *status)
+APP_STEP_FN void mis_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *status)
 {
   for (app_size v = i0; v < n; v += st) {
     app_u32 sv = status[v];
@@ -304,7 +316,7 @@ APP_FN void color_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *color
     color[v] = APP_NONE;
 }
 
-APP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                           const APP_G app_u32 *col, APP_G app_u32 *color, app_u32 step)
 {
   app_u32 changed = 0;
@@ -335,7 +347,7 @@ APP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G app_u
  * item per node): an uncoloured node not marked takes the step's colour; a marked one is reset.
  * Same colours as color_step, step for step (the CPU reference checks it); one barrier more
  * per step. */
-APP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                           const APP_G app_u32 *col, APP_G app_u32 *color)
 {
   app_u32 total = n + row[n], chunk = app_lb_chunk(total, st);
@@ -358,7 +370,7 @@ APP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u
     }
   }
 }
-APP_FN app_u32 color_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *color, app_u32 step)
+APP_STEP_FN app_u32 color_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *color, app_u32 step)
 {
   app_u32 changed = 0;
   for (app_size v = i0; v < n; v += st) {
@@ -392,7 +404,7 @@ APP_FN void bc_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *level,
 
 /* Nodes at level d: pull the path count from level d - 1 (final since the last step), then give
  * unreached neighbours level d + 1. */
-APP_FN app_u32 bc_forward(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN app_u32 bc_forward(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                           const APP_G app_u32 *col, APP_G app_u32 *level, APP_G float *sigma,
                           app_u32 d)
 {
@@ -417,7 +429,7 @@ APP_FN app_u32 bc_forward(app_size i0, app_size st, app_u32 n, const APP_G app_u
 }
 
 /* Nodes at level d: pull dependencies from level d + 1 (final since the last step). */
-APP_FN void bc_backward(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+APP_STEP_FN void bc_backward(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                         const APP_G app_u32 *col, const APP_G app_u32 *level,
                         const APP_G float *sigma, APP_G float *delta, APP_G float *bc,
                         app_u32 d)
