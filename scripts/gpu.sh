@@ -19,7 +19,8 @@
 #                          shipped and as before (--balance nodes --all-groups), and bfs/sssp with
 #                          the balanced steps everywhere (SETS picks tables; BASE_TAR: cuda-base
 #                          and nvidia-opencl-base with that tree's CLI, same call; VARIANT_FLAGS:
-#                          cuda-var, this tree built with those CUDA flags)
+#                          cuda-var, this tree built with those CUDA flags; ENV_SETS: cuda-NAME
+#                          with run-time variables set)
 #   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
 #                          latency, Table 4 on both backends, mis and color with the barrier a call
 #   scripts/gpu.sh team    build + GPU teams (2+ GPUs, NCCL from the PyTorch environment): the team
@@ -268,6 +269,12 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   want nvidia-opencl-before && t4 nvidia-opencl-before --balance nodes --all-groups
   want cuda-nodes && t4 cuda-nodes -n cuda --balance nodes
   want nvidia-opencl-nodes && t4 nvidia-opencl-nodes --balance nodes
+  # ENV_SETS="name:VAR=value+VAR=value ...": Table 4 on CUDA again with those variables set
+  # (the library's run-time knobs, e.g. WGSYNC_BARRIER_SHARDS), into cuda-NAME
+  for spec in ${ENV_SETS:-}; do
+    (IFS=+; for a in ${spec#*:}; do export "$a"; done; unset IFS
+     t4 "cuda-${spec%%:*}" -n cuda)
+  done
   if [ -n "${VARIANT_FLAGS:-}" ]; then   # this tree built with other CUDA flags: cuda-var, same call
     stamp "variant build ($VARIANT_FLAGS)"
     cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=$VARIANT_FLAGS" >/dev/null &&
