@@ -59,7 +59,8 @@ void app_options_init(app_options *o);
  * AUTO into NODES on a CPU device.) */
 #define APP_SKEW 8u
 int app_balanced(const app_graph *g, app_id a, const app_options *o);
-/* Work items of one step: nodes, or the balanced steps' chunks. */
+/* Work items of one step: nodes, or the balanced steps' chunks (for mis and colour, whose
+ * balanced steps also have a per-node phase, the larger of the two). */
 uint32_t app_work_items(const app_graph *g, app_id a, const app_options *o);
 /* Groups of local work-items the persistent forms launch: the step's work items at one per
  * work-item, no more than max (what runs at once), at least 1; max under all_groups. */

@@ -19,7 +19,8 @@
 #                          shipped and as before (--balance nodes --all-groups), and bfs/sssp with
 #                          the balanced steps everywhere (SETS picks tables; BASE_TAR: cuda-base
 #                          and nvidia-opencl-base with that tree's CLI, same call; VARIANT_FLAGS:
-#                          cuda-var, this tree built with those CUDA flags; ENV_SETS: cuda-NAME
+#                          cuda-var, this tree built with those CUDA flags (VARIANT_CFLAGS: C flags);
+#                          ENV_SETS: cuda-NAME
 #                          with run-time variables set)
 #   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
 #                          latency, Table 4 on both backends, mis and color with the barrier a call
@@ -277,7 +278,7 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   done
   if [ -n "${VARIANT_FLAGS:-}" ]; then   # this tree built with other CUDA flags: cuda-var, same call
     stamp "variant build ($VARIANT_FLAGS)"
-    cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=$VARIANT_FLAGS" >/dev/null &&
+    cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=$VARIANT_FLAGS" "-DCMAKE_C_FLAGS=${VARIANT_CFLAGS:-}" >/dev/null &&
       cmake --build build-var -j16 --target wgsync-cli >/dev/null 2>&1 || echo "VARIANT BUILD FAILED"
     W0=$W; W=build-var/cli/wgsync
     want cuda-var && t4 cuda-var -n cuda

@@ -332,6 +332,9 @@ static int t_sizing(void)
   /* 4096 nodes + 16384 edges of the grid in chunks of APP_LB_CHUNK */
   CHECK(app_work_items(&g, APP_SSSP, &o) == (4096u + g.m + APP_LB_CHUNK - 1u) / APP_LB_CHUNK);
   CHECK(app_work_items(&g, APP_BC, &o) == 4096u);
+  /* mis and colour: their balanced steps' commit is per node, so never fewer than the nodes */
+  CHECK(app_work_items(&g, APP_MIS, &o) == 4096u && app_work_items(&g, APP_COLOR, &o) == 4096u);
+  CHECK(app_work_items(&r, APP_COLOR, &o) >= r.n);
   o.balance = APP_BALANCE_AUTO;
   CHECK(app_groups(&g, APP_BFS, &o, 256, 1056) == 16u); /* 4096 nodes / 256 */
   CHECK(app_groups(&g, APP_BFS, &o, 256, 8) == 8u);     /* no more than run at once */
