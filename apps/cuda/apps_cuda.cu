@@ -132,7 +132,10 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
 /* The balanced steps hold more values: under 32 registers they spilled 116 bytes of loads, so
  * their kernels may take 64 (4 groups of 256 per SM; they are launched no wider than their
  * work items fill, app_groups, which is 72-545 groups of 256 for Table 4's skewed inputs). */
-#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? 1 : 2)
+#ifndef APP_LB_MIN_BLOCKS /* 2: the balanced bfs / sssp kernels capped at 32 registers too */
+#define APP_LB_MIN_BLOCKS 1
+#endif
+#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP_LB_MIN_BLOCKS : 2)
 
 /* The stop test is the policy's sync_or (wgsync: wgs_grid_barrier_or); flags[0..1] serve
  * grid.sync()'s, and flags[3] receives the loop-trip count. */
