@@ -129,11 +129,14 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
  * capped, what spills is the barrier's cold state (ptxas -v). The same cap for grid.sync(), so
  * both forms run at the same occupancy. */
 #define PERSISTENT_BOUNDS __launch_bounds__(1024, 2)
-/* The balanced steps hold more values: under 32 registers they spilled 116 bytes of loads, so
- * their kernels may take 64 (4 groups of 256 per SM; they are launched no wider than their
- * work items fill, app_groups, which is 72-545 groups of 256 for Table 4's skewed inputs). */
-#ifndef APP_LB_MIN_BLOCKS /* 2: the balanced bfs / sssp kernels capped at 32 registers too */
-#define APP_LB_MIN_BLOCKS 1
+/* The balanced bfs / sssp kernels: capped at 32 registers as well (APP_LB_MIN_BLOCKS 2; they
+ * spill 84-100 bytes there). Capped at 64 (APP_LB_MIN_BLOCKS=1, until 2026-11-24) they held 4
+ * groups of 256 per SM, 528 on the H200; since the balanced steps' chunk is 8 slots, the skewed
+ * inputs fill more than that: bfs on kron:18 0.237 -> 0.174 ms, sssp 0.881 -> 0.690, sssp on
+ * rmat:18 0.632 -> 0.516 at 32 (1056 groups); rmat:16 (288 groups either way) 0.118 -> 0.128
+ * (bench/results/h200-apps-2026-11-24/run-13). */
+#ifndef APP_LB_MIN_BLOCKS
+#define APP_LB_MIN_BLOCKS 2
 #endif
 #define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP_LB_MIN_BLOCKS : 2)
 
