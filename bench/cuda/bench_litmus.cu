@@ -13,6 +13,8 @@
  *   MP8 MP with 8 words per thread on 8 lines, read back from 8 different groups: more stores
  *       in flight when the group arrives, and every group's data read by 8 others (aimed at a
  *       missing release).
+ * With the barrier with an OR (wgs_grid_barrier_or) a wrong answer counts as a violation too
+ * (one thread, a different one each round, raises it in 4 rounds of 5).
  * The other half of each block adds to random words of a 64 MiB scratch area between barriers
  * (and, with the split barrier, between arrive and wait).
  *
@@ -66,17 +68,26 @@ __global__ void litmus(unsigned *wgs, unsigned *data, unsigned *lw, unsigned *sc
         }
       }
       /* stress from the non-checking half: before the barrier, or between arrive and wait */
-      if (split)
+      if (split == 1)
         wgs_grid_arrive(&e);
       if (!checker)
         for (unsigned i = 0; i < stress_iters; i++) {
           x = x * 1664525u + 1013904223u;
           atomicAdd(&scratch[(x >> 7) & scratch_mask], 1u);
         }
-      if (split)
+      if (split == 1) {
         wgs_grid_wait(&e);
-      else
+      } else if (split == 2) { /* the barrier with an OR: also checks its answer */
+        unsigned raise = r % 5u != 0u, who = r * 2654435761u;
+        unsigned any = wgs_grid_barrier_or(&e, raise && g == who % n && threadIdx.x == (who >> 16) % blockDim.x);
+        if (checker && any != raise) {
+          if (!viol)
+            first = r;
+          viol++;
+        }
+      } else {
         wgs_grid_barrier(&e);
+      }
       if (checker && W > 1u) {
         for (unsigned w = 0; w < W; w++) {
           unsigned p = (g + 1u + (r + w * 7u) % (n - 1u)) % n;
@@ -175,6 +186,9 @@ int main(int argc, char **argv)
       {"split counter, 1056 groups", WGS_BARRIER_COUNTER, 1, 1056},
       {"xf (paper), 264 groups", WGS_BARRIER_XF, 0, 264},
       {"xf (paper), 1056 groups", WGS_BARRIER_XF, 0, 1056},
+      {"counter with OR, 264 groups", WGS_BARRIER_COUNTER, 2, 264},
+      {"counter with OR, 1056 groups", WGS_BARRIER_COUNTER, 2, 1056},
+      {"xf with OR, 1056 groups", WGS_BARRIER_XF, 2, 1056},
   };
   unsigned long long total_checks = 0, total_viol = 0;
   for (const design &d : designs) {
