@@ -1,7 +1,7 @@
 /*
  * wgsync-bench-litmus-cl OUTDIR [ROUNDS] [GROUPS,...]: litmus at scale on the OpenCL device
- * (WGSYNC_DEVICE picks it): MP, SB and last-writer checks across the counter, split counter and
- * XF grid barriers, with memory stress from the non-checking half of each group (litmus.cl;
+ * (WGSYNC_DEVICE picks it): MP, SB and last-writer checks across the counter, split counter,
+ * XF grid barriers and the counter barrier with an OR (its answers checked too), with memory stress from the non-checking half of each group (litmus.cl;
  * definitions in bench/cuda/bench_litmus.cu). Writes OUTDIR/litmus-opencl.csv; exits 1 when a
  * crossing was violated.
  */
@@ -93,6 +93,7 @@ int main(int argc, char **argv)
   struct { const char *name; wgs_barrier b; uint32_t split; } designs[] = {
       {"counter", WGS_BARRIER_COUNTER, 0}, {"split counter", WGS_BARRIER_COUNTER, 1},
       {"xf (paper)", WGS_BARRIER_XF, 0},
+      {"counter with OR", WGS_BARRIER_COUNTER, 3},
       {"control: no barrier", WGS_BARRIER_COUNTER, 2}};
   unsigned long long total = 0, total_viol = 0, control_viol = 0;
   for (uint32_t si = 0; si < nsizes; si++)

@@ -4,7 +4,8 @@
  * checks across the grid barrier, with memory stress from the half of each group that does not
  * check. out holds three words per participating group: crossings checked, violations, and the
  * first violated round (0: none). split: 0 full barrier, 1 arrive/wait, 2 no barrier (a
- * control: its violations show that the checks can fail).
+ * control: its violations show that the checks can fail), 3 the barrier with an OR (a wrong
+ * answer is a violation too; one work-item, a different one each round, raises it in 4 of 5).
  */
 #define SHAPE_MP 0u
 #define SHAPE_SB 1u
@@ -36,16 +37,22 @@ __kernel void litmus(__global uint *wgs, __global uint *data, __global uint *lw,
         x = x * 1664525u + 1013904223u;
         atomic_add(&scratch[(x >> 7) & scratch_mask], 1u);
       }
-      if (split == 1u)
+      uint orbad = 0u;
+      if (split == 1u) {
         wgs_grid_wait(&env);
-      else if (split == 0u)
+      } else if (split == 0u) {
         wgs_grid_barrier(&env);
+      } else if (split == 3u) { /* the barrier with an OR: its answer is checked too */
+        uint raise = r % 5u != 0u, who = r * 2654435761u;
+        uint any = wgs_grid_barrier_or(&env, raise && g == who % n && lid == (who >> 16) % env.local_size);
+        orbad = any != raise;
+      }
       /* split == 2: no barrier at all, the control that shows the checks can fail */
       uint p = shape == SHAPE_SB ? (g ^ 1u) : (n > 1u ? (g + 1u + r % (n - 1u)) % n : g);
       p = p < n ? p : (n > 1u ? (g + 1u) % n : g); /* SB, odd count: the last reads its successor */
       uint v = shape == SHAPE_LW ? ((volatile __global uint *)lw)[r & 1u] / n
                                  : buf[p * nck + (lid % nck)];
-      uint bad = checker && v != r;
+      uint bad = checker && (v != r || orbad);
       checks += checker;
       viol += bad;
       first = bad ? min(first, r) : first;
