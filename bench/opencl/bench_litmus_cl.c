@@ -97,7 +97,7 @@ int main(int argc, char **argv)
       {"control: no barrier", WGS_BARRIER_COUNTER, 2}};
   unsigned long long total = 0, total_viol = 0, control_viol = 0;
   for (uint32_t si = 0; si < nsizes; si++)
-    for (int d = 0; d < 4; d++)
+    for (int d = 0; d < (int)(sizeof designs / sizeof designs[0]); d++)
       for (uint32_t shape = 0; shape < 3; shape++) {
         uint32_t mask = scratch_words - 1, stress = 8, split = designs[d].split;
         TRY(wgs_buffer_write(data, 0, 2 * (size_t)maxg * local * 4, zero));
