@@ -778,7 +778,6 @@ WGS_FN void wgs__counter_wait(const wgs_env *env, unsigned site, unsigned made)
  * shape: a turned-away group skips the steps of the barrier (its part is 0); before
  * wgs_discover is undefined. (Taking the checked path there cost 1-2.5% at 264 x 1024 and
  * 1056 x 256 on the H100.) Elsewhere (OpenCL) there is no early return: PoCL can hang on one.
- * The macro's last argument is what the caller returns (empty for a void function).
  */
 #if WGS__ENV_STARTS_EMPTY
 WGS_FN int wgs__outsider(wgs_env *env, unsigned site, int report)
@@ -799,11 +798,11 @@ WGS_FN int wgs__outsider(wgs_env *env, unsigned site, int report)
   return 0;
 #endif
 }
-#define WGS__LEAVE_IF_OUTSIDER(env, site, report, ...) \
-  if (wgs__outsider((env), (site), (report)))         \
-  return __VA_ARGS__
+#define WGS__LEAVE_IF_OUTSIDER(env, site, report) \
+  if (wgs__outsider((env), (site), (report)))    \
+  return
 #else
-#define WGS__LEAVE_IF_OUTSIDER(env, site, report, ...) (void)0
+#define WGS__LEAVE_IF_OUTSIDER(env, site, report) (void)0
 #endif
 
 /* Two choices measured on the H200 (bench/results/h200-devcore-2026-11-24):
@@ -912,7 +911,7 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
 }
 WGS_BARRIER_FN void wgs__grid_barrier(wgs_env *env, unsigned site)
 {
-  WGS__LEAVE_IF_OUTSIDER(env, site, 1, );
+  WGS__LEAVE_IF_OUTSIDER(env, site, 1);
   unsigned xf = wgs__kind_xf(env);
   if (WGS_BARRIER_SPLIT_KINDS && xf)
     (void)wgs__grid_barrier_body(env, site, 1u, 0u, 0u);
@@ -923,7 +922,12 @@ WGS_BARRIER_FN void wgs__grid_barrier(wgs_env *env, unsigned site)
 }
 WGS_BARRIER_FN unsigned wgs__grid_barrier_or(wgs_env *env, unsigned v, unsigned site)
 {
-  WGS__LEAVE_IF_OUTSIDER(env, site, 1, 0u);
+/* WGS__LEAVE_IF_OUTSIDER with a result. (A variadic form of that macro, to serve both, made
+ * every OpenCL program fail on NVIDIA's OpenCL, H200 2026-11-24, while PoCL and CUDA took it.) */
+#if WGS__ENV_STARTS_EMPTY
+  if (wgs__outsider(env, site, 1))
+    return 0u;
+#endif
   return wgs__grid_barrier_body(env, site, wgs__kind_xf(env), 1u, v);
 }
 
@@ -950,7 +954,7 @@ WGS_FN void wgs__split_misuse(wgs_env *env, unsigned site)
 }
 WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
 {
-  WGS__LEAVE_IF_OUTSIDER(env, site, 1, );
+  WGS__LEAVE_IF_OUTSIDER(env, site, 1);
   if (env->split_state != 0u)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
   wgs__count_entry(env);
@@ -964,7 +968,7 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
 }
 WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
 {
-  WGS__LEAVE_IF_OUTSIDER(env, site, 0, );
+  WGS__LEAVE_IF_OUTSIDER(env, site, 0);
   unsigned part = env->participating && env->split_state == 1u;
   if (env->split_state != 1u)
     wgs__split_misuse(env, site); /* waited without arriving */
