@@ -46,17 +46,17 @@ typedef struct {
   double close_wait_us;  /* < 0: device default */
   int checked;           /* build with WGS_BUILD_CHECKED (bounded spins) */
   double timeout_ms;
-  int balance;           /* bfs / sssp / mis / color steps: APP_BALANCE_* */
+  int balance;           /* the steps, per node or balanced: APP_BALANCE_* */
   int all_groups;        /* 1: the persistent forms take every group that runs at once; 0 (the
                             default): no more than the step's work items fill (app_groups) */
 } app_options;
 enum { APP_BALANCE_AUTO = 0, APP_BALANCE_NODES = 1, APP_BALANCE_EDGES = 2 };
 void app_options_init(app_options *o);
 
-/* Whether bfs / sssp / mis / color take the load-balanced steps (apps/kernels/app_steps.h, merge-path split)
- * on this graph: as asked, or under APP_BALANCE_AUTO when its degrees are skewed (the largest
- * at least APP_SKEW times the mean, and at least 64). Other apps: never. (The OpenCL apps turn
- * AUTO into NODES on a CPU device.) */
+/* Whether the app takes the load-balanced steps (apps/kernels/app_steps.h, merge-path split) on
+ * this graph: as asked, or under APP_BALANCE_AUTO when its degrees are skewed (the largest at
+ * least APP_SKEW times the mean, and at least 64). Every app has them (bc since 2026-11-24).
+ * (The OpenCL apps turn AUTO into NODES on a CPU device.) */
 #define APP_SKEW 8u
 int app_balanced(const app_graph *g, app_id a, const app_options *o);
 /* Work items of one step: nodes, or the balanced steps' chunks (for mis and colour, whose

@@ -259,7 +259,7 @@ fi
 if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and as before, both backends
   R=$(mktemp -d)/results; mkdir -p "$R"
   stamp tests
-  (cd build-gpu && timeout 200 ctest -j1 --timeout 60 -R '^(cuda|apps?|or|portable)\.' > "$R/ctest-cuda-apps.log" 2>&1
+  (cd build-gpu && timeout 200 ctest -j1 --timeout 60 --output-on-failure -R '^(cuda|apps?|or|portable)\.' > "$R/ctest-cuda-apps.log" 2>&1
    grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-cuda-apps.log" | tail -12); pack
   # SETS="cuda nvidia-opencl ...": those tables only
   want() { [ -z "${SETS:-}" ] || [[ " $SETS " == *" $1 "* ]]; }

@@ -308,8 +308,8 @@ static int t_checks(void)
   return 0;
 }
 
-/* Which steps and how many groups: the balanced steps where degrees are skewed (bfs and sssp
- * only), and no more groups than the step's work items fill. */
+/* Which steps and how many groups: the balanced steps where degrees are skewed (every app),
+ * and no more groups than the step's work items fill. */
 static int t_sizing(void)
 {
   app_graph r, g;
@@ -322,16 +322,15 @@ static int t_sizing(void)
   CHECK_MSG(app_balanced(&r, APP_BFS, &o) && app_balanced(&r, APP_SSSP, &o) && app_balanced(&r, APP_COLOR, &o),
             "R-MAT is skewed");
   CHECK_MSG(!app_balanced(&g, APP_BFS, &o), "a grid is not skewed");
-  CHECK_MSG(app_balanced(&r, APP_MIS, &o) && !app_balanced(&r, APP_BC, &o),
-            "bc's pull steps stay per node (mis and color have balanced forms)");
+  CHECK_MSG(app_balanced(&r, APP_MIS, &o) && app_balanced(&r, APP_BC, &o), "every app has balanced steps");
   o.balance = APP_BALANCE_NODES;
   CHECK(!app_balanced(&r, APP_BFS, &o));
   o.balance = APP_BALANCE_EDGES;
   CHECK(app_balanced(&g, APP_SSSP, &o) && app_balanced(&g, APP_COLOR, &o) && app_balanced(&g, APP_MIS, &o) &&
-        !app_balanced(&g, APP_BC, &o));
+        app_balanced(&g, APP_BC, &o));
   /* 4096 nodes + 16384 edges of the grid in chunks of APP_LB_CHUNK */
   CHECK(app_work_items(&g, APP_SSSP, &o) == (4096u + g.m + APP_LB_CHUNK - 1u) / APP_LB_CHUNK);
-  CHECK(app_work_items(&g, APP_BC, &o) == 4096u);
+  CHECK(app_work_items(&g, APP_BC, &o) == app_work_items(&g, APP_SSSP, &o)); /* both phases balanced */
   /* mis and colour: their balanced steps' commit is per node, so never fewer than the nodes */
   CHECK(app_work_items(&g, APP_MIS, &o) == 4096u && app_work_items(&g, APP_COLOR, &o) == 4096u);
   CHECK(app_work_items(&r, APP_COLOR, &o) >= r.n);

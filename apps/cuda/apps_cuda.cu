@@ -62,7 +62,11 @@ __global__ void k_mis_mark(const unsigned *row, const unsigned *col, unsigned n,
 {
   mis_mark_lb(ID0, STRIDE0, n, row, col, s);
 }
-__global__ void k_mis_commit(unsigned n, unsigned *s) { mis_commit(ID0, STRIDE0, n, s); }
+__global__ void k_mis_commit(unsigned n, unsigned *s, unsigned *flag) { app_flag(flag, mis_commit(ID0, STRIDE0, n, s)); }
+__global__ void k_mis_exclude_lb(const unsigned *row, const unsigned *col, unsigned n, unsigned *s)
+{
+  mis_exclude_lb(ID0, STRIDE0, n, row, col, s);
+}
 __global__ void k_color_init(unsigned n, unsigned *c) { color_init(ID0, STRIDE0, n, c); }
 __global__ void k_color_step(const unsigned *row, const unsigned *col, unsigned n, unsigned *c, unsigned it,
                              unsigned *flag)
@@ -84,14 +88,18 @@ __global__ void k_bc_init(unsigned n, unsigned *level, float *sigma, float *delt
   bc_init(ID0, STRIDE0, n, level, sigma, delta, src);
 }
 __global__ void k_bc_forward(const unsigned *row, const unsigned *col, unsigned n, unsigned *level, float *sigma,
-                             unsigned d, unsigned *flag)
+                             unsigned d, unsigned *flag, unsigned lb)
 {
-  app_flag(flag, bc_forward(ID0, STRIDE0, n, row, col, level, sigma, d));
+  app_flag(flag, lb ? bc_forward_lb(ID0, STRIDE0, n, row, col, level, sigma, d)
+                    : bc_forward(ID0, STRIDE0, n, row, col, level, sigma, d));
 }
 __global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned n, const unsigned *level,
-                              const float *sigma, float *delta, float *bc, unsigned d)
+                              const float *sigma, float *delta, float *bc, unsigned d, unsigned lb)
 {
-  bc_backward(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, d);
+  if (lb)
+    bc_backward_lb(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, d);
+  else
+    bc_backward(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, d);
 }
 
 /* ---- persistent form: one loop, two policies ------------------------------------------------ */
@@ -200,15 +208,18 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
     p.sync();
     unsigned it = 0, go = 1;
     while (go) {
-      if (LB) { /* balanced select: mark, barrier, commit */
+      if (LB) { /* balanced: mark, commit (its answer stops the loop), exclude */
         mis_mark_lb(i0, st, n, row, col, status);
         p.sync();
-        mis_commit(i0, st, n, status);
+        unsigned changed = mis_commit(i0, st, n, status);
+        p.sync();
+        mis_exclude_lb(i0, st, n, row, col, status);
+        go = p.sync_or(changed, flags, it);
       } else {
         mis_select(i0, st, n, row, col, status);
+        p.sync();
+        go = p.sync_or(mis_exclude(i0, st, n, row, col, status), flags, it);
       }
-      p.sync();
-      go = p.sync_or(mis_exclude(i0, st, n, row, col, status), flags, it);
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -245,8 +256,9 @@ __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, co
   }
 }
 
-template <class P>
-__global__ void PERSISTENT_BOUNDS p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+/* bc: the balanced steps under the balanced bfs / sssp kernels' cap (APP_LB_MIN_BLOCKS). */
+template <class P, unsigned LB>
+__global__ void PERSISTENT_BOUNDS_STEP(LB) p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
                      float *sigma, float *delta, float *bc, const unsigned *sources, unsigned nsrc,
                      unsigned *flags)
 {
@@ -261,12 +273,17 @@ __global__ void PERSISTENT_BOUNDS p_bc(unsigned *wgs, const unsigned *row, const
       p.sync();
       unsigned d = 0, go = 1;
       while (go) {
-        go = p.sync_or(bc_forward(i0, st, n, row, col, level, sigma, d), flags, it);
+        go = p.sync_or(LB ? bc_forward_lb(i0, st, n, row, col, level, sigma, d)
+                          : bc_forward(i0, st, n, row, col, level, sigma, d),
+                       flags, it);
         ++it;
         ++d;
       }
       for (unsigned k = d - 1u; k > 1u; --k) {
-        bc_backward(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
+        if (LB)
+          bc_backward_lb(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
+        else
+          bc_backward(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
         p.sync();
       }
     }
@@ -334,6 +351,10 @@ __global__ void g_mis_exclude(const unsigned *row, const unsigned *col, unsigned
 {
   app_flag(&c->flag, mis_exclude(ID0, STRIDE0, n, row, col, s));
 }
+__global__ void g_mis_commit(unsigned n, unsigned *s, ctl_t *c)
+{
+  app_flag(&c->flag, mis_commit(ID0, STRIDE0, n, s));
+}
 __global__ void g_color_init(unsigned n, unsigned *color, ctl_t *c)
 {
   color_init(ID0, STRIDE0, n, color);
@@ -366,9 +387,10 @@ __global__ void g_bc_init(unsigned n, unsigned *level, float *sigma, float *delt
   g_reset(c); /* after reading c->si; iter is not read by this kernel */
 }
 __global__ void g_bc_forward(const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
-                             float *sigma, ctl_t *c)
+                             float *sigma, ctl_t *c, unsigned lb)
 {
-  app_flag(&c->flag, bc_forward(ID0, STRIDE0, n, row, col, level, sigma, c->iter));
+  app_flag(&c->flag, lb ? bc_forward_lb(ID0, STRIDE0, n, row, col, level, sigma, c->iter)
+                        : bc_forward(ID0, STRIDE0, n, row, col, level, sigma, c->iter));
 }
 __global__ void g_bc_mid(ctl_t *c, cudaGraphConditionalHandle hb)
 {
@@ -376,9 +398,12 @@ __global__ void g_bc_mid(ctl_t *c, cudaGraphConditionalHandle hb)
   cudaGraphSetConditional(hb, c->bk > 2u);
 }
 __global__ void g_bc_backward(const unsigned *row, const unsigned *col, unsigned n, const unsigned *level,
-                              const float *sigma, float *delta, float *bc, ctl_t *c)
+                              const float *sigma, float *delta, float *bc, ctl_t *c, unsigned lb)
 {
-  bc_backward(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, c->bk - 2u);
+  if (lb)
+    bc_backward_lb(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, c->bk - 2u);
+  else
+    bc_backward(ID0, STRIDE0, n, row, col, level, sigma, delta, bc, c->bk - 2u);
 }
 __global__ void g_bc_bcond(ctl_t *c, cudaGraphConditionalHandle hb)
 {
@@ -407,7 +432,7 @@ struct app_cu {
   uint32_t nsrc, *src_host;
   unsigned fixed_groups, coop_groups; /* the fixed and grid.sync() forms' grids */
   unsigned groups;                     /* the persistent form's launch (app_groups) */
-  unsigned lb;                         /* bfs / sssp take the balanced steps (app_balanced) */
+  unsigned lb;                         /* the balanced steps (app_balanced) */
   cudaGraph_t graph;
   cudaGraphExec_t gexec;
   uint32_t *out_u32;
@@ -502,8 +527,8 @@ static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void *
     void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->f0, &a->f1, &a->f2, &a->sources,
                  &a->nsrc, &a->flags};
     memcpy(args, v, sizeof v);
-    *kw = (const void *)p_bc<WgsPolicy>;
-    *kc = (const void *)p_bc<CgPolicy>;
+    *kw = c->lb ? (const void *)p_bc<WgsPolicy, 1> : (const void *)p_bc<WgsPolicy, 0>;
+    *kc = c->lb ? (const void *)p_bc<CgPolicy, 1> : (const void *)p_bc<CgPolicy, 0>;
     return 11;
   }
   }
@@ -644,13 +669,14 @@ static int run_multi(app_cu *c, app_run *r)
   case APP_MIS:
     LAUNCH(k_mis_init, n, u0);
     while (go) {
-      if (c->lb) {
+      if (c->lb) { /* balanced: mark, commit (its flag stops the loop), exclude */
         LAUNCH(k_mis_mark, row, col, n, u0);
-        LAUNCH(k_mis_commit, n, u0);
+        FLAGGED(k_mis_commit, n, u0, c->flags);
+        LAUNCH(k_mis_exclude_lb, row, col, n, u0);
       } else {
         LAUNCH(k_mis_select, row, col, n, u0);
+        FLAGGED(k_mis_exclude, row, col, n, u0, c->flags);
       }
-      FLAGGED(k_mis_exclude, row, col, n, u0, c->flags);
     }
     break;
   case APP_COLOR:
@@ -670,9 +696,9 @@ static int run_multi(app_cu *c, app_run *r)
       LAUNCH(k_bc_init, n, u0, c->f[0], c->f[1], c->src_host[s]);
       unsigned d = 0;
       for (go = 1; go; ++d)
-        FLAGGED(k_bc_forward, row, col, n, u0, c->f[0], d, c->flags);
+        FLAGGED(k_bc_forward, row, col, n, u0, c->f[0], d, c->flags, c->lb);
       for (unsigned k = d - 1; k > 1; --k)
-        LAUNCH(k_bc_backward, row, col, n, u0, c->f[0], c->f[1], c->f[2], k - 1);
+        LAUNCH(k_bc_backward, row, col, n, u0, c->f[0], c->f[1], c->f[2], k - 1, c->lb);
     }
     break;
   default:
@@ -780,20 +806,20 @@ static int build_graph(app_cu *c)
     }
     case APP_MIS: {
       void *ia[] = {&n, &u0, &ctl}, *sa[] = {&row, &col, &n, &u0}, *ea[] = {&row, &col, &n, &u0, &ctl};
-      void *ca[] = {&n, &u0};
+      void *ca[] = {&n, &u0, &ctl};
       cudaGraphNode_t m;
       if ((rc = add_kernel(c, G, &init, nullptr, (const void *)g_mis_init, B, L, ia)) ||
           (rc = add_while(c, G, &loop, &init, h, &body)))
         return rc;
-      if (lb) { /* balanced select: mark, commit, then exclude */
+      if (lb) { /* balanced: mark, commit (raises the flag), exclude */
         if ((rc = add_kernel(c, body, &m, nullptr, (const void *)k_mis_mark, B, L, sa)) ||
-            (rc = add_kernel(c, body, &b, &m, (const void *)k_mis_commit, B, L, ca)))
+            (rc = add_kernel(c, body, &b, &m, (const void *)g_mis_commit, B, L, ca)) ||
+            (rc = add_kernel(c, body, &a, &b, (const void *)k_mis_exclude_lb, B, L, sa)))
           return rc;
-      } else if ((rc = add_kernel(c, body, &b, nullptr, (const void *)k_mis_select, B, L, sa))) {
+      } else if ((rc = add_kernel(c, body, &b, nullptr, (const void *)k_mis_select, B, L, sa)) ||
+                 (rc = add_kernel(c, body, &a, &b, (const void *)g_mis_exclude, B, L, ea))) {
         return rc;
       }
-      if ((rc = add_kernel(c, body, &a, &b, (const void *)g_mis_exclude, B, L, ea)))
-        return rc;
       break;
     }
     default: { /* color */
@@ -826,9 +852,9 @@ static int build_graph(app_cu *c)
     CK(cudaGraphConditionalHandleCreate(&hf, bs, 0, 0));
     CK(cudaGraphConditionalHandleCreate(&hb, bs, 0, 0));
     void *ia[] = {&n, &u0, &f0, &f1, &sources, &ctl, &hf};
-    void *fa[] = {&row, &col, &n, &u0, &f0, &ctl}, *fc[] = {&hf, &ctl};
+    void *fa[] = {&row, &col, &n, &u0, &f0, &ctl, &lb}, *fc[] = {&hf, &ctl};
     void *ma[] = {&ctl, &hb};
-    void *ba[] = {&row, &col, &n, &u0, &f0, &f1, &f2, &ctl}, *bcd[] = {&ctl, &hb};
+    void *ba[] = {&row, &col, &n, &u0, &f0, &f1, &f2, &ctl, &lb}, *bcd[] = {&ctl, &hb};
     void *na[] = {&ctl, &hs, &nsrc};
     if ((rc = add_kernel(c, bs, &bi, nullptr, (const void *)g_bc_init, B, L, ia)) ||
         (rc = add_while(c, bs, &wf, &bi, hf, &bf)) ||

@@ -66,6 +66,24 @@ APP_FN void app_flag(APP_G app_u32 *flag, app_u32 changed)
     APP_ATOMIC_OR(flag, 1u);
 }
 
+/* *p += v where several work items may add to *p (the balanced bc steps). OpenCL C 1.2 has no
+ * float atomics: a compare-and-swap loop on the bits, retried with the value it found. */
+#ifdef __OPENCL_VERSION__
+APP_FN void app_atomic_add_f(APP_G float *p, float v)
+{
+  volatile APP_G uint *q = (volatile APP_G uint *)p;
+  uint old = *q;
+  for (;;) {
+    uint got = atomic_cmpxchg(q, old, as_uint(as_float(old) + v));
+    if (got == old)
+      break;
+    old = got;
+  }
+}
+#else
+APP_FN void app_atomic_add_f(float *p, float v) { atomicAdd(p, v); }
+#endif
+
 /* (priority, id) order, a total order, so two neighbours never both win. The priorities are
  * given: the pull steps compute their node's once, outside the edge loop (ncu, colour on
  * grid:1000, H200: in the persistent kernel, capped at 32 registers with the barrier's state
@@ -111,9 +129,11 @@ APP_STEP_FN app_u32 bfs_step(app_size i0, app_size st, app_u32 n, const APP_G ap
  * work-item then takes one chunk (with a fixed C, a grid a little narrower than the chunks
  * left a few work-items two, which doubled the step: sssp on kron:18 with 528 groups of 256,
  * H200), and no work item holds more than C edges or nodes, whatever the degrees. The header
- * slot makes a node without edges cost a slot too, so a chunk visits at most C nodes. It needs nothing but row and col: the same graph arrays, the same
- * forms. The push steps (bfs, sssp) are split this way in one phase; color's pull step in two
- * (color_mark_lb), since a node's decision then needs every chunk of its edges. */
+ * slot makes a node without edges cost a slot too, so a chunk visits at most C nodes. It needs
+ * nothing but row and col: the same graph arrays, the same forms. The push steps (bfs, sssp)
+ * and mis's exclude are split this way in one phase; the pull steps that decide a node (colour,
+ * mis's select) in two (color_mark_lb), since a decision needs every chunk of the node's edges;
+ * bc's sums in one, a node's chunks adding their partial sums (bc_forward_lb). */
 /* The chunk size C for a step run by st work-items. */
 APP_FN app_u32 app_lb_chunk(app_u32 total, app_size st)
 {
@@ -134,28 +154,43 @@ APP_FN app_u32 app_lb_node(app_u32 n, const APP_G app_u32 *row, app_u32 s)
   return lo;
 }
 
+/* The walk every balanced step shares. APP_LB_WALK(i0, st, n, row, v, kb, ke) opens it: for
+ * each chunk of this work item (slots [lb_c0, end)), each node v with slots in it, v's edges in
+ * the chunk being col[kb .. ke); APP_LB_WALK_END closes it. The body may `continue` (the next
+ * node) and `break` out of its own loops, not out of the walk. APP_LB_WHOLE says whether all of
+ * v's slots lie in this chunk: then this work item is the only one that sees v in the step. */
+#define APP_LB_WALK(i0, st, n, row, v, kb, ke)                                                   \
+  {                                                                                              \
+    app_u32 lb_total = (n) + (row)[n], lb_chunk = app_lb_chunk(lb_total, (st));                  \
+    for (app_size lb_c = (i0); lb_c * lb_chunk < lb_total; lb_c += (st)) {                       \
+      app_u32 lb_c0 = (app_u32)lb_c * lb_chunk, s = lb_c0, to = lb_c0;                           \
+      app_u32 end = lb_c0 + lb_chunk < lb_total ? lb_c0 + lb_chunk : lb_total;                   \
+      for (app_u32 v = app_lb_node((n), (row), s); s < end; s = to, ++v) {                       \
+        app_u32 first = (row)[v] + v + 1u, stop = (row)[v + 1u] + v + 1u; /* v's edge slots */  \
+        to = stop < end ? stop : end;                                                            \
+        app_u32 kb = (s > first ? s : first) - v - 1u, ke = to - v - 1u;
+#define APP_LB_WALK_END                                                                          \
+  }                                                                                              \
+  }                                                                                              \
+  }
+#define APP_LB_WHOLE (first - 1u >= lb_c0 && stop <= end)
+
 /* bfs, balanced: the edges of level-depth nodes, split as above (the same benign races as
  * bfs_step: every writer of level[u] writes depth + 1). */
 APP_STEP_FN app_u32 bfs_step_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                            const APP_G app_u32 *col, APP_G app_u32 *level, app_u32 depth)
 {
-  app_u32 changed = 0, total = n + row[n], chunk = app_lb_chunk(total, st);
-  for (app_size c = i0; c * chunk < total; c += st) {
-    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
-    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
-      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u; /* v's edge slots */
-      app_u32 to = stop < end ? stop : end;
-      if (level[v] == depth)
-        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
-          app_u32 u = col[k];
-          if (level[u] == APP_NONE) {
-            level[u] = depth + 1u;
-            changed = 1;
-          }
+  app_u32 changed = 0;
+  APP_LB_WALK(i0, st, n, row, v, kb, ke)
+    if (level[v] == depth)
+      for (app_u32 k = kb; k < ke; ++k) {
+        app_u32 u = col[k];
+        if (level[u] == APP_NONE) {
+          level[u] = depth + 1u;
+          changed = 1;
         }
-      s = to;
-    }
-  }
+      }
+  APP_LB_WALK_END
   return changed;
 }
 
@@ -168,27 +203,21 @@ APP_STEP_FN app_u32 sssp_step_lb(app_size i0, app_size st, app_u32 n, const APP_
                             const APP_G app_u32 *col, const APP_G app_u32 *w, APP_G app_u32 *dist,
                             APP_G app_u32 *act, app_u32 it)
 {
-  app_u32 changed = 0, total = n + row[n], chunk = app_lb_chunk(total, st);
-  for (app_size c = i0; c * chunk < total; c += st) {
-    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
-    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
-      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
-      app_u32 to = stop < end ? stop : end;
-      if (act[v] == it + 1u) {
-        app_u32 dv = dist[v];
-        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
-          app_u32 u = col[k], nd = dv + w[k];
-          if (nd < dv)
-            continue;
-          if (nd < dist[u] && nd < APP_ATOMIC_MIN(&dist[u], nd)) {
-            act[u] = it + 2u;
-            changed = 1;
-          }
+  app_u32 changed = 0;
+  APP_LB_WALK(i0, st, n, row, v, kb, ke)
+    if (act[v] == it + 1u) {
+      app_u32 dv = dist[v];
+      for (app_u32 k = kb; k < ke; ++k) {
+        app_u32 u = col[k], nd = dv + w[k];
+        if (nd < dv)
+          continue;
+        if (nd < dist[u] && nd < APP_ATOMIC_MIN(&dist[u], nd)) {
+          act[u] = it + 2u;
+          changed = 1;
         }
       }
-      s = to;
     }
-  }
+  APP_LB_WALK_END
   return changed;
 }
 
@@ -281,35 +310,51 @@ APP_STEP_FN app_u32 mis_exclude(app_size i0, app_size st, app_u32 n, const APP_G
 APP_STEP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                         const APP_G app_u32 *col, APP_G app_u32 *status)
 {
-  app_u32 total = n + row[n], chunk = app_lb_chunk(total, st);
-  for (app_size c = i0; c * chunk < total; c += st) {
-    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
-    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
-      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
-      app_u32 to = stop < end ? stop : end;
-      if (status[v] == APP_MIS_UNDECIDED) { /* APP_MIS_LOSE: another chunk found one */
-        app_u32 pv = APP_PRIORITY(v);
-        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
-          app_u32 u = col[k];
-          if (u != v && status[u] != APP_MIS_OUT && app_before_p(u, APP_PRIORITY(u), v, pv)) {
-            status[v] = APP_MIS_LOSE;
-            break;
-          }
+  APP_LB_WALK(i0, st, n, row, v, kb, ke)
+    if (status[v] == APP_MIS_UNDECIDED) { /* APP_MIS_LOSE: another chunk found one */
+      app_u32 pv = APP_PRIORITY(v);
+      for (app_u32 k = kb; k < ke; ++k) {
+        app_u32 u = col[k];
+        if (u != v && status[u] != APP_MIS_OUT && app_before_p(u, APP_PRIORITY(u), v, pv)) {
+          status[v] = APP_MIS_LOSE;
+          break;
         }
       }
-      s = to;
     }
-  }
+  APP_LB_WALK_END
 }
-APP_STEP_FN void mis_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *status)
+APP_STEP_FN app_u32 mis_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *status)
 {
+  app_u32 changed = 0;
   for (app_size v = i0; v < n; v += st) {
     app_u32 sv = status[v];
-    if (sv == APP_MIS_UNDECIDED)
+    if (sv == APP_MIS_UNDECIDED) {
       status[v] = APP_MIS_IN;
-    else if (sv == APP_MIS_LOSE)
+    } else if (sv == APP_MIS_LOSE) {
       status[v] = APP_MIS_UNDECIDED;
+      changed = 1;
+    }
   }
+  return changed;
+}
+
+/* mis exclude, balanced: an undecided node with an IN neighbour in any chunk of its edges
+ * leaves (several work items may write OUT into one node: the same value; IN does not change
+ * in this step). It cannot tell whether a node stays undecided (another chunk may exclude it),
+ * so the balanced round stops on mis_commit's answer instead: a node was reset there, so a round
+ * may follow. That round finds nothing to do when every reset node was then excluded: the
+ * balanced loop may run one round more than mis_exclude's, with the same set. */
+APP_STEP_FN void mis_exclude_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                                const APP_G app_u32 *col, APP_G app_u32 *status)
+{
+  APP_LB_WALK(i0, st, n, row, v, kb, ke)
+    if (status[v] == APP_MIS_UNDECIDED)
+      for (app_u32 k = kb; k < ke; ++k)
+        if (status[col[k]] == APP_MIS_IN) {
+          status[v] = APP_MIS_OUT;
+          break;
+        }
+  APP_LB_WALK_END
 }
 
 /* ---- color: Jones-Plassmann (Pannotia color_max); the colour is the step number ------------- */
@@ -353,25 +398,18 @@ APP_STEP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G 
 APP_STEP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
                           const APP_G app_u32 *col, APP_G app_u32 *color)
 {
-  app_u32 total = n + row[n], chunk = app_lb_chunk(total, st);
-  for (app_size c = i0; c * chunk < total; c += st) {
-    app_u32 s = (app_u32)c * chunk, end = s + chunk < total ? s + chunk : total;
-    for (app_u32 v = app_lb_node(n, row, s); s < end; ++v) {
-      app_u32 first = row[v] + v + 1u, stop = row[v + 1u] + v + 1u;
-      app_u32 to = stop < end ? stop : end;
-      if (color[v] == APP_NONE) { /* APP_LOSE: another chunk of v's edges found a blocker */
-        app_u32 pv = APP_PRIORITY(v);
-        for (app_u32 k = (s > first ? s : first) - v - 1u; k < to - v - 1u; ++k) {
-          app_u32 u = col[k];
-          if (u != v && color[u] >= APP_LOSE && app_before_p(v, pv, u, APP_PRIORITY(u))) {
-            color[v] = APP_LOSE;
-            break;
-          }
+  APP_LB_WALK(i0, st, n, row, v, kb, ke)
+    if (color[v] == APP_NONE) { /* APP_LOSE: another chunk of v's edges found a blocker */
+      app_u32 pv = APP_PRIORITY(v);
+      for (app_u32 k = kb; k < ke; ++k) {
+        app_u32 u = col[k];
+        if (u != v && color[u] >= APP_LOSE && app_before_p(v, pv, u, APP_PRIORITY(u))) {
+          color[v] = APP_LOSE;
+          break;
         }
       }
-      s = to;
     }
-  }
+  APP_LB_WALK_END
 }
 APP_STEP_FN app_u32 color_commit(app_size i0, app_size st, app_u32 n, APP_G app_u32 *color, app_u32 step)
 {
@@ -449,6 +487,64 @@ APP_STEP_FN void bc_backward(app_size i0, app_size st, app_u32 n, const APP_G ap
     delta[v] = sum;
     bc[v] += sum;
   }
+}
+
+/* bc, balanced (kron: a hub's thread walked its 30,000 edges alone in both directions). The
+ * same sums split over the chunks of a node's edges: a node wholly in one chunk is written as
+ * bc_forward / bc_backward write it; a node whose edges span chunks gets each chunk's partial
+ * sum added atomically (sigma and delta of a level-d node are 0 until its step: bc_init). The
+ * additions' order then varies from run to run, within float rounding of the per-node sums
+ * (the check allows 1e-3 relative). */
+APP_STEP_FN app_u32 bc_forward_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                                  const APP_G app_u32 *col, APP_G app_u32 *level,
+                                  APP_G float *sigma, app_u32 d)
+{
+  app_u32 changed = 0;
+  APP_LB_WALK(i0, st, n, row, v, kb, ke)
+    if (level[v] == d) {
+      float sum = 0.0f;
+      for (app_u32 k = kb; k < ke; ++k) {
+        app_u32 u = col[k], lu = level[u];
+        if (d > 0u && lu == d - 1u)
+          sum += sigma[u];
+        if (lu == APP_NONE) {
+          level[u] = d + 1u;
+          changed = 1;
+        }
+      }
+      if (d > 0u) {
+        if (APP_LB_WHOLE)
+          sigma[v] = sum;
+        else if (sum != 0.0f)
+          app_atomic_add_f(&sigma[v], sum);
+      }
+    }
+  APP_LB_WALK_END
+  return changed;
+}
+
+APP_STEP_FN void bc_backward_lb(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
+                                const APP_G app_u32 *col, const APP_G app_u32 *level,
+                                const APP_G float *sigma, APP_G float *delta, APP_G float *bc,
+                                app_u32 d)
+{
+  APP_LB_WALK(i0, st, n, row, v, kb, ke)
+    if (level[v] == d) {
+      float sum = 0.0f, sv = sigma[v];
+      for (app_u32 k = kb; k < ke; ++k) {
+        app_u32 u = col[k];
+        if (level[u] == d + 1u)
+          sum += sv / sigma[u] * (1.0f + delta[u]);
+      }
+      if (APP_LB_WHOLE) {
+        delta[v] = sum;
+        bc[v] += sum;
+      } else if (sum != 0.0f) {
+        app_atomic_add_f(&delta[v], sum);
+        app_atomic_add_f(&bc[v], sum);
+      }
+    }
+  APP_LB_WALK_END
 }
 
 #endif

@@ -13,7 +13,7 @@
  * participating group runs the same barriers (seed 001). flags[3] returns the trip count.
  */
 
-/* APP_LB=1 (a build option, app_balanced): bfs and sssp take the load-balanced steps. Chosen at
+/* APP_LB=1 (a build option, app_balanced): every app takes the load-balanced steps. Chosen at
  * build time so that each kernel holds one step's code (registers). */
 #ifndef APP_LB
 #define APP_LB 0
@@ -66,15 +66,20 @@ __kernel void mis_select_k(__global const uint *row, __global const uint *col, u
     mis_select(APP_ID0, APP_STRIDE0, n, row, col, status);
 }
 
-__kernel void mis_commit_k(uint n, __global uint *status)
+/* With APP_LB the commit raises the flag that stops the loop (mis_exclude_lb cannot tell). */
+__kernel void mis_commit_k(uint n, __global uint *status, __global uint *flag)
 {
-  mis_commit(APP_ID0, APP_STRIDE0, n, status);
+  app_flag(flag, mis_commit(APP_ID0, APP_STRIDE0, n, status));
 }
 
+/* With APP_LB the balanced exclude, its flag unused. */
 __kernel void mis_exclude_k(__global const uint *row, __global const uint *col, uint n,
                             __global uint *status, __global uint *flag)
 {
-  app_flag(flag, mis_exclude(APP_ID0, APP_STRIDE0, n, row, col, status));
+  if (APP_LB)
+    mis_exclude_lb(APP_ID0, APP_STRIDE0, n, row, col, status);
+  else
+    app_flag(flag, mis_exclude(APP_ID0, APP_STRIDE0, n, row, col, status));
 }
 
 __kernel void color_init_k(uint n, __global uint *color)
@@ -113,14 +118,18 @@ __kernel void bc_forward_k(__global const uint *row, __global const uint *col, u
                            __global uint *level, __global float *sigma, uint d,
                            __global uint *flag)
 {
-  app_flag(flag, bc_forward(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, d));
+  app_flag(flag, APP_LB ? bc_forward_lb(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, d)
+                    : bc_forward(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, d));
 }
 
 __kernel void bc_backward_k(__global const uint *row, __global const uint *col, uint n,
                             __global const uint *level, __global const float *sigma,
                             __global float *delta, __global float *bc, uint d)
 {
-  bc_backward(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, delta, bc, d);
+  if (APP_LB)
+    bc_backward_lb(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, delta, bc, d);
+  else
+    bc_backward(APP_ID0, APP_STRIDE0, n, row, col, level, sigma, delta, bc, d);
 }
 
 /* ---- persistent form --------------------------------------------------------------------- */
@@ -178,15 +187,19 @@ __kernel void mis_persistent(__global uint *wgs, __global const uint *row,
     wgs_grid_barrier(&env);
     uint it = 0, go = 1;
     while (go) {
-#if APP_LB /* balanced select: mark, barrier, commit (compile-time: barriers stay unconditional) */
+#if APP_LB /* balanced: mark, commit (its answer stops the loop), exclude (compile-time: barriers
+            * stay unconditional) */
       mis_mark_lb(i0, st, n, row, col, status);
       wgs_grid_barrier(&env);
-      mis_commit(i0, st, n, status);
+      uint changed = mis_commit(i0, st, n, status);
+      wgs_grid_barrier(&env);
+      mis_exclude_lb(i0, st, n, row, col, status);
+      go = wgs_grid_barrier_or(&env, changed);
 #else
       mis_select(i0, st, n, row, col, status);
-#endif
       wgs_grid_barrier(&env);
       go = wgs_grid_barrier_or(&env, mis_exclude(i0, st, n, row, col, status));
+#endif
       ++it;
     }
     if (i0 == 0)
@@ -235,13 +248,17 @@ __kernel void bc_persistent(__global uint *wgs, __global const uint *row,
       wgs_grid_barrier(&env);
       uint d = 0, go = 1;
       while (go) {
-          go = wgs_grid_barrier_or(&env, bc_forward(i0, st, n, row, col, level, sigma, d));
+        go = wgs_grid_barrier_or(&env, APP_LB ? bc_forward_lb(i0, st, n, row, col, level, sigma, d)
+                                              : bc_forward(i0, st, n, row, col, level, sigma, d));
         ++it;
         ++d;
       }
       /* d - 1 is the deepest level; its dependencies are 0. Levels d - 2 .. 1 pull theirs. */
       for (uint k = d - 1u; k > 1u; --k) {
-        bc_backward(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
+        if (APP_LB)
+          bc_backward_lb(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
+        else
+          bc_backward(i0, st, n, row, col, level, sigma, delta, bc, k - 1u);
         wgs_grid_barrier(&env);
       }
     }

@@ -38,7 +38,7 @@ struct app_cl {
   uint32_t *src_host;  /* bc's sources */
   char msg[256];       /* the last OpenCL call that failed */
   uint32_t discovered; /* participants of the last persistent run */
-  uint32_t lb;         /* bfs / sssp / mis / color take the balanced steps (app_balanced): built with APP_LB=1 */
+  uint32_t lb;         /* the balanced steps (app_balanced): built with APP_LB=1 */
   uint32_t *out_u32;
   float *out_f32;
 };
@@ -275,12 +275,15 @@ static int run_multi(app_cl *c, app_run *r)
     TRY(enqueue(c, K_INIT, r));
     TRY(set_args(k[K_STEP], 0, "bbub", row, col, n, u0));
     TRY(set_args(k[K_STEP2], 0, "bbubb", row, col, n, u0, c->flags));
-    TRY(set_args(k[K_STEP3], 0, "ub", n, u0));
+    TRY(set_args(k[K_STEP3], 0, "ubb", n, u0, c->flags));
     while (!rc && go) {
       TRY(enqueue(c, K_STEP, r));
-      if (c->lb) /* balanced select: its commit phase */
-        TRY(enqueue(c, K_STEP3, r));
-      TRY(flagged(c, K_STEP2, r, &go));
+      if (c->lb) { /* balanced: mark, commit (its flag stops the loop), exclude */
+        TRY(flagged(c, K_STEP3, r, &go));
+        TRY(enqueue(c, K_STEP2, r));
+      } else {
+        TRY(flagged(c, K_STEP2, r, &go));
+      }
     }
     break;
   case APP_COLOR:
