@@ -20,8 +20,8 @@
 #                          the balanced steps everywhere (SETS picks tables; BASE_TAR: cuda-base
 #                          and nvidia-opencl-base with that tree's CLI, same call; VARIANT_FLAGS:
 #                          cuda-var, this tree built with those CUDA flags (VARIANT_CFLAGS: C flags);
-#                          ENV_SETS: cuda-NAME
-#                          with run-time variables set)
+#                          ENV_SETS: cuda-NAME with run-time variables set, OCL_ENV_SETS the
+#                          same for nvidia-opencl-NAME; TESTS=0: no tests)
 #   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
 #                          latency, Table 4 on both backends, mis and color with the barrier a call
 #   scripts/gpu.sh team    build + GPU teams (2+ GPUs, NCCL from the PyTorch environment): the team
@@ -258,9 +258,9 @@ fi
 
 if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and as before, both backends
   R=$(mktemp -d)/results; mkdir -p "$R"
-  stamp tests
+  [ "${TESTS:-1}" = 0 ] || { stamp tests
   (cd build-gpu && timeout 200 ctest -j1 --timeout 60 --output-on-failure -R '^(cuda|apps?|or|portable)\.' > "$R/ctest-cuda-apps.log" 2>&1
-   grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-cuda-apps.log" | tail -12); pack
+   grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-cuda-apps.log" | tail -12); pack; }
   # SETS="cuda nvidia-opencl ...": those tables only
   want() { [ -z "${SETS:-}" ] || [[ " $SETS " == *" $1 "* ]]; }
   want cuda && t4 cuda -n cuda
@@ -275,6 +275,10 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   for spec in ${ENV_SETS:-}; do
     (IFS=+; for a in ${spec#*:}; do export "$a"; done; unset IFS
      t4 "cuda-${spec%%:*}" -n cuda)
+  done
+  for spec in ${OCL_ENV_SETS:-}; do   # the same on NVIDIA OpenCL, into nvidia-opencl-NAME
+    (IFS=+; for a in ${spec#*:}; do export "$a"; done; unset IFS
+     t4 "nvidia-opencl-${spec%%:*}")
   done
   if [ -n "${VARIANT_FLAGS:-}" ]; then   # this tree built with other CUDA flags: cuda-var, same call
     stamp "variant build ($VARIANT_FLAGS)"

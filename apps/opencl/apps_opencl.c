@@ -153,8 +153,12 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
     snprintf(err, errlen, "out of memory");
     return WGS_ENOMEM;
   }
-  if ((rc = wgs_program_build(dev, wgs__apps_source, c->lb ? "-D APP_LB=1" : NULL,
-                              o->checked ? WGS_BUILD_CHECKED : 0,
+  /* WGSYNC_APPS_OPTIONS: extra build options for the apps' kernels (measurement, e.g.
+   * -cl-nv-maxrregcount=32 on NVIDIA) */
+  const char *extra = getenv("WGSYNC_APPS_OPTIONS");
+  char opts[512];
+  snprintf(opts, sizeof opts, "%s %s", c->lb ? "-D APP_LB=1" : "", extra ? extra : "");
+  if ((rc = wgs_program_build(dev, wgs__apps_source, opts, o->checked ? WGS_BUILD_CHECKED : 0,
                               &c->prog))) {
     app_cl_destroy(c);
     return fail(rc, err, errlen, "building the applications' kernels");
