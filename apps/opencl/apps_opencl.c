@@ -26,7 +26,9 @@ struct app_cl {
   app_options o;
   size_t local;
   wgs_program_t *prog;
+  wgs_program_t *pprog;     /* the persistent kernel's own build (NVIDIA: a register cap), or NULL */
   wgs_kernel_t *k[K_MAX];
+  char popts[160];          /* the persistent kernel's build options (its checked probe's too) */
   wgs_program_t *probe_prog; /* checked build, for the probe of a user-given fixed count */
   wgs_kernel_t *probe_k;
   int probed;               /* the fixed count passed its checked probe */
@@ -69,6 +71,7 @@ void app_cl_destroy(app_cl *c)
   for (int i = 0; i < K_MAX; ++i)
     wgs_kernel_release(c->k[i]);
   wgs_program_release(c->prog);
+  wgs_program_release(c->pprog);
   wgs_kernel_release(c->probe_k);
   wgs_program_release(c->probe_prog);
   wgs_buffer_t *bufs[] = {c->row, c->col, c->w, c->flags, c->sources, c->u[0], c->u[1], c->u[2],
@@ -153,18 +156,31 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
     snprintf(err, errlen, "out of memory");
     return WGS_ENOMEM;
   }
-  /* WGSYNC_APPS_OPTIONS: extra build options for the apps' kernels (measurement, e.g.
-   * -cl-nv-maxrregcount=32 on NVIDIA) */
+  /* The persistent kernel on NVIDIA: at most 32 registers, as CUDA's persistent kernels
+   * (PERSISTENT_BOUNDS in apps_cuda.cu), so that 8 groups of 256 run on an SM instead of 4: on
+   * the H200 every persistent run 1.12x faster geomean (colour on kron:18 52.0 -> 33.6 ms, mis
+   * 0.72 -> 0.53), the host loop's kernels 0.99x with the same cap, so they keep the
+   * compiler's choice (bench/results/h200-apps-2026-11-24/run-16). WGSYNC_APPS_OPTIONS adds
+   * build options to both builds (measurement). */
   const char *extra = getenv("WGSYNC_APPS_OPTIONS");
+  int nv = strstr(info.platform_name, "NVIDIA") != NULL;
   char opts[512];
   snprintf(opts, sizeof opts, "%s %s", c->lb ? "-D APP_LB=1" : "", extra ? extra : "");
+  snprintf(c->popts, sizeof c->popts, "%s%s", c->lb ? "-D APP_LB=1" : "",
+           nv ? " -cl-nv-maxrregcount=32" : "");
+  char popts[512];
+  snprintf(popts, sizeof popts, "%s %s", c->popts, extra ? extra : "");
   if ((rc = wgs_program_build(dev, wgs__apps_source, opts, o->checked ? WGS_BUILD_CHECKED : 0,
-                              &c->prog))) {
+                              &c->prog)) ||
+      (nv && (rc = wgs_program_build(dev, wgs__apps_source, popts,
+                                     o->checked ? WGS_BUILD_CHECKED : 0, &c->pprog)))) {
     app_cl_destroy(c);
     return fail(rc, err, errlen, "building the applications' kernels");
   }
   for (int i = 0; i < K_MAX; ++i)
-    if (kernel_names[a][i] && (rc = wgs_kernel_create(c->prog, kernel_names[a][i], &c->k[i]))) {
+    if (kernel_names[a][i] &&
+        (rc = wgs_kernel_create(i == K_PERSIST && c->pprog ? c->pprog : c->prog,
+                                kernel_names[a][i], &c->k[i]))) {
       app_cl_destroy(c);
       return fail(rc, err, errlen, kernel_names[a][i]);
     }
@@ -370,10 +386,10 @@ static int persistent_args(app_cl *c, wgs_kernel_t *k)
 static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_t errlen)
 {
   int rc = 0;
+  char opts[256];
+  snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0 %s", c->popts); /* the kernel's occupancy */
   if (!c->probe_prog &&
-      (rc = wgs_program_build(c->dev, wgs__apps_source,
-                              c->lb ? "-D WGS_CHECK_MISUSE=0 -D APP_LB=1" : "-D WGS_CHECK_MISUSE=0",
-                              WGS_BUILD_CHECKED, &c->probe_prog)))
+      (rc = wgs_program_build(c->dev, wgs__apps_source, opts, WGS_BUILD_CHECKED, &c->probe_prog)))
     return fail(rc, err, errlen, "building the checked probe of --fixed-groups");
   if (!c->probe_k && (rc = wgs_kernel_create(c->probe_prog, kernel_names[c->app][K_PERSIST],
                                              &c->probe_k)))
