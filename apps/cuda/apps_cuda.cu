@@ -146,6 +146,12 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
 #ifndef APP_LB_MIN_BLOCKS
 #define APP_LB_MIN_BLOCKS 2
 #endif
+/* APP_EXTRA_SYNC=k (measurement): mis and colour's persistent loops pass k more grid barriers
+ * a trip, with no work between them, so that a barrier's cost inside the app's kernel is the
+ * time added over k x trips (each policy's own barrier). 0: none (shipped). */
+#ifndef APP_EXTRA_SYNC
+#define APP_EXTRA_SYNC 0
+#endif
 #define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP_LB_MIN_BLOCKS : 2)
 
 /* The stop test is the policy's sync_or (wgsync: wgs_grid_barrier_or); flags[0..1] serve
@@ -220,6 +226,8 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
         p.sync();
         go = p.sync_or(mis_exclude(i0, st, n, row, col, status), flags, it);
       }
+      for (unsigned e = 0; e < APP_EXTRA_SYNC; ++e)
+        p.sync();
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -250,6 +258,8 @@ __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, co
         changed = color_step(i0, st, n, row, col, color, it);
       }
       go = p.sync_or(changed, flags, it);
+      for (unsigned e = 0; e < APP_EXTRA_SYNC; ++e)
+        p.sync();
       ++it;
     }
     if (i0 == 0) flags[3] = it;
