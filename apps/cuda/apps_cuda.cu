@@ -103,14 +103,33 @@ __global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned
 }
 
 /* ---- persistent form: one loop, two policies ------------------------------------------------ */
+/* APP_ENV_IN_MEMORY=1 (measurement): the barrier's environment is handed to an empty asm before
+ * each barrier, so the compiler keeps it in (local) memory and reloads it in the barrier instead
+ * of holding its fields in registers across the steps. */
+#ifndef APP_ENV_IN_MEMORY
+#define APP_ENV_IN_MEMORY 0
+#endif
 struct WgsPolicy { /* wgsync: discovery, participating-group ids, wgsync's grid barrier */
   wgs_env env;
+  __device__ void spill()
+  {
+    if (APP_ENV_IN_MEMORY)
+      asm volatile("" : : "l"(&env) : "memory");
+  }
   __device__ bool begin(unsigned *state) { return wgs_discover(state, &env); }
   __device__ size_t id() const { return wgs_get_global_id(&env); }
   __device__ size_t size() const { return wgs_get_global_size(&env); }
-  __device__ void sync() { wgs_grid_barrier(&env); }
+  __device__ void sync()
+  {
+    spill();
+    wgs_grid_barrier(&env);
+  }
   /* the barrier that ORs the step's "changed" over the grid: no flag to raise or read */
-  __device__ unsigned sync_or(unsigned v, unsigned *, unsigned) { return wgs_grid_barrier_or(&env, v); }
+  __device__ unsigned sync_or(unsigned v, unsigned *, unsigned)
+  {
+    spill();
+    return wgs_grid_barrier_or(&env, v);
+  }
 };
 struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
   __device__ bool begin(unsigned *) { return true; }
