@@ -245,8 +245,10 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
         p.sync();
         go = p.sync_or(mis_exclude(i0, st, n, row, col, status), flags, it);
       }
+#if APP_EXTRA_SYNC
       for (unsigned e = 0; e < APP_EXTRA_SYNC; ++e)
         p.sync();
+#endif
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -277,8 +279,10 @@ __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, co
         changed = color_step(i0, st, n, row, col, color, it);
       }
       go = p.sync_or(changed, flags, it);
+#if APP_EXTRA_SYNC
       for (unsigned e = 0; e < APP_EXTRA_SYNC; ++e)
         p.sync();
+#endif
       ++it;
     }
     if (i0 == 0) flags[3] = it;
