@@ -271,15 +271,17 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   want cuda-nodes && t4 cuda-nodes -n cuda --balance nodes
   want nvidia-opencl-nodes && t4 nvidia-opencl-nodes --balance nodes
   # ENV_SETS="name:VAR=value+VAR=value ...": Table 4 on CUDA again with those variables set
-  # (the library's run-time knobs, e.g. WGSYNC_BARRIER_SHARDS), into cuda-NAME
-  for spec in ${ENV_SETS:-}; do
-    (IFS=+; for a in ${spec#*:}; do export "$a"; done; unset IFS
-     t4 "cuda-${spec%%:*}" -n cuda)
-  done
-  for spec in ${OCL_ENV_SETS:-}; do   # the same on NVIDIA OpenCL, into nvidia-opencl-NAME
-    (IFS=+; for a in ${spec#*:}; do export "$a"; done; unset IFS
-     t4 "nvidia-opencl-${spec%%:*}")
-  done
+  # (the library's run-time knobs, e.g. WGSYNC_BARRIER_SHARDS), into cuda-NAME; OCL_ENV_SETS the
+  # same on NVIDIA OpenCL, into nvidia-opencl-NAME
+  env_t4() { # prefix, specs, then wgsync app options
+    local prefix=$1 specs=$2 spec; shift 2
+    for spec in $specs; do
+      (IFS=+; for a in ${spec#*:}; do export "$a"; done; unset IFS
+       t4 "$prefix-${spec%%:*}" "$@")
+    done
+  }
+  env_t4 cuda "${ENV_SETS:-}" -n cuda
+  env_t4 nvidia-opencl "${OCL_ENV_SETS:-}"
   if [ -n "${VARIANT_FLAGS:-}" ]; then   # this tree built with other CUDA flags: cuda-var, same call
     stamp "variant build ($VARIANT_FLAGS)"
     cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=$VARIANT_FLAGS" "-DCMAKE_C_FLAGS=${VARIANT_CFLAGS:-}" >/dev/null &&

@@ -443,6 +443,38 @@ APP_FN void bc_init(app_size i0, app_size st, app_u32 n, APP_G app_u32 *level,
   }
 }
 
+/* A level-d node's edges col[kb .. ke) in the forward step: the path counts of its level d - 1
+ * neighbours summed, unreached neighbours given level d + 1 (*changed raised). */
+APP_FN float bc_forward_edges(const APP_G app_u32 *col, APP_G app_u32 *level, const APP_G float *sigma,
+                              app_u32 d, app_u32 kb, app_u32 ke, app_u32 *changed)
+{
+  float s = 0.0f;
+  for (app_u32 k = kb; k < ke; ++k) {
+    app_u32 u = col[k], lu = level[u];
+    if (d > 0u && lu == d - 1u)
+      s += sigma[u];
+    if (lu == APP_NONE) {
+      level[u] = d + 1u;
+      *changed = 1;
+    }
+  }
+  return s;
+}
+/* A level-d node's edges col[kb .. ke) in the backward step: its dependency on its level d + 1
+ * neighbours (sv: its own path count). */
+APP_FN float bc_backward_edges(const APP_G app_u32 *col, const APP_G app_u32 *level,
+                               const APP_G float *sigma, const APP_G float *delta, app_u32 d,
+                               float sv, app_u32 kb, app_u32 ke)
+{
+  float sum = 0.0f;
+  for (app_u32 k = kb; k < ke; ++k) {
+    app_u32 u = col[k];
+    if (level[u] == d + 1u)
+      sum += sv / sigma[u] * (1.0f + delta[u]);
+  }
+  return sum;
+}
+
 /* Nodes at level d: pull the path count from level d - 1 (final since the last step), then give
  * unreached neighbours level d + 1. */
 APP_STEP_FN app_u32 bc_forward(app_size i0, app_size st, app_u32 n, const APP_G app_u32 *row,
@@ -453,16 +485,7 @@ APP_STEP_FN app_u32 bc_forward(app_size i0, app_size st, app_u32 n, const APP_G 
   for (app_size v = i0; v < n; v += st) {
     if (level[v] != d)
       continue;
-    float s = 0.0f;
-    for (app_u32 k = row[v]; k < row[v + 1]; ++k) {
-      app_u32 u = col[k], lu = level[u];
-      if (d > 0u && lu == d - 1u)
-        s += sigma[u];
-      if (lu == APP_NONE) {
-        level[u] = d + 1u;
-        changed = 1;
-      }
-    }
+    float s = bc_forward_edges(col, level, sigma, d, row[v], row[v + 1], &changed);
     if (d > 0u)
       sigma[v] = s;
   }
@@ -478,12 +501,7 @@ APP_STEP_FN void bc_backward(app_size i0, app_size st, app_u32 n, const APP_G ap
   for (app_size v = i0; v < n; v += st) {
     if (level[v] != d)
       continue;
-    float sum = 0.0f, sv = sigma[v];
-    for (app_u32 k = row[v]; k < row[v + 1]; ++k) {
-      app_u32 u = col[k];
-      if (level[u] == d + 1u)
-        sum += sv / sigma[u] * (1.0f + delta[u]);
-    }
+    float sum = bc_backward_edges(col, level, sigma, delta, d, sigma[v], row[v], row[v + 1]);
     delta[v] = sum;
     bc[v] += sum;
   }
@@ -502,16 +520,7 @@ APP_STEP_FN app_u32 bc_forward_lb(app_size i0, app_size st, app_u32 n, const APP
   app_u32 changed = 0;
   APP_LB_WALK(i0, st, n, row, v, kb, ke)
     if (level[v] == d) {
-      float sum = 0.0f;
-      for (app_u32 k = kb; k < ke; ++k) {
-        app_u32 u = col[k], lu = level[u];
-        if (d > 0u && lu == d - 1u)
-          sum += sigma[u];
-        if (lu == APP_NONE) {
-          level[u] = d + 1u;
-          changed = 1;
-        }
-      }
+      float sum = bc_forward_edges(col, level, sigma, d, kb, ke, &changed);
       if (d > 0u) {
         if (APP_LB_WHOLE)
           sigma[v] = sum;
@@ -530,12 +539,7 @@ APP_STEP_FN void bc_backward_lb(app_size i0, app_size st, app_u32 n, const APP_G
 {
   APP_LB_WALK(i0, st, n, row, v, kb, ke)
     if (level[v] == d) {
-      float sum = 0.0f, sv = sigma[v];
-      for (app_u32 k = kb; k < ke; ++k) {
-        app_u32 u = col[k];
-        if (level[u] == d + 1u)
-          sum += sv / sigma[u] * (1.0f + delta[u]);
-      }
+      float sum = bc_backward_edges(col, level, sigma, delta, d, sigma[v], kb, ke);
       if (APP_LB_WHOLE) {
         delta[v] = sum;
         bc[v] += sum;
