@@ -28,7 +28,7 @@ struct app_cl {
   wgs_program_t *prog;
   wgs_program_t *pprog;     /* the persistent kernel's own build (NVIDIA: a register cap), or NULL */
   wgs_kernel_t *k[K_MAX];
-  char popts[160];          /* the persistent kernel's build options (its checked probe's too) */
+  char popts[512];          /* the persistent kernel's build options (its checked probe's too) */
   wgs_program_t *probe_prog; /* checked build, for the probe of a user-given fixed count */
   wgs_kernel_t *probe_k;
   int probed;               /* the fixed count passed its checked probe */
@@ -166,13 +166,11 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   int nv = strstr(info.platform_name, "NVIDIA") != NULL;
   char opts[512];
   snprintf(opts, sizeof opts, "%s %s", c->lb ? "-D APP_LB=1" : "", extra ? extra : "");
-  snprintf(c->popts, sizeof c->popts, "%s%s", c->lb ? "-D APP_LB=1" : "",
-           nv ? " -cl-nv-maxrregcount=32" : "");
-  char popts[512];
-  snprintf(popts, sizeof popts, "%s %s", c->popts, extra ? extra : "");
+  snprintf(c->popts, sizeof c->popts, "%s%s %s", c->lb ? "-D APP_LB=1" : "",
+           nv ? " -cl-nv-maxrregcount=32" : "", extra ? extra : "");
   if ((rc = wgs_program_build(dev, wgs__apps_source, opts, o->checked ? WGS_BUILD_CHECKED : 0,
                               &c->prog)) ||
-      (nv && (rc = wgs_program_build(dev, wgs__apps_source, popts,
+      (nv && (rc = wgs_program_build(dev, wgs__apps_source, c->popts,
                                      o->checked ? WGS_BUILD_CHECKED : 0, &c->pprog)))) {
     app_cl_destroy(c);
     return fail(rc, err, errlen, "building the applications' kernels");
@@ -386,7 +384,7 @@ static int persistent_args(app_cl *c, wgs_kernel_t *k)
 static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_t errlen)
 {
   int rc = 0;
-  char opts[256];
+  char opts[600];
   snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0 %s", c->popts); /* the kernel's occupancy */
   if (!c->probe_prog &&
       (rc = wgs_program_build(c->dev, wgs__apps_source, opts, WGS_BUILD_CHECKED, &c->probe_prog)))
