@@ -55,6 +55,10 @@ rc=$?
 grep -E "stat::number_of_executed_units|stat::new_units_added|cov:|oom" "$work/fuzz.log" | tail -3
 if [ $rc -ne 0 ]; then
   grep -E "ERROR|SUMMARY|runtime error|Test unit written" "$work/fuzz.log" | head -10
+  # what the run ended with, and the inputs it kept (a failure that printed no ERROR line above
+  # is otherwise undiagnosable once the work folder is gone)
+  echo "fuzzer exit code $rc; the log ends:"; tail -8 "$work/fuzz.log"
+  ls "$work" | grep -E '^(crash|timeout|oom|leak|slow-unit)-' | head -5
   echo "FAIL: fuzzing $target found an input that fails (kept in $work)"
   exit 1
 fi
