@@ -35,6 +35,8 @@
  *   WGS__ENV_STARTS_EMPTY     1 where wgs_env starts with s == 0 (WGS__INIT): grid barriers can
  *                             then tell a group outside the launch and leave early (CUDA)
  *   WGS_BARRIER_FN            how wgs__grid_barrier is declared (inlined, or a call)
+ *   WGS_STEP_FN               how a grid barrier's representative steps are declared (inlined;
+ *                             a call where the compiler must see them as one opaque step: PoCL)
  *
  * Memory ordering is that of the C11/PTX models at device scope, and every site says why its
  * ordering is enough. The state's layout is wgs_layout.h; the host side is src/.
@@ -706,7 +708,7 @@ WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned targ
  * pollers poll. One poll loop serves the three (the combiner's work-items, a sharded launch's
  * representatives, an unsharded launch's): three inlined loops took the apps' CUDA kernels up
  * to 15 registers more. made: the count the arrival made when it waited for its add, else 0. */
-WGS_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, unsigned site)
+WGS_STEP_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, unsigned site)
 {
   unsigned want = env->counted + 1u, lid = env->local_id, n = env->num_groups;
   unsigned ls = wgs__log2_shards(env), lr = wgs__log2_replicas(env), sharded = wgs__sharded(env);
@@ -855,6 +857,23 @@ WGS_FN unsigned wgs__group_or_global(const wgs_env *env, unsigned slot, unsigned
 #define wgs__group_barrier_or(env, slot, v) wgs__group_or_global((env), (slot), (v))
 #endif
 
+/* The representative's steps between B1 and the join (local id 0 of every group): the entry
+ * record and checks, the OR's tag when its group saw a nonzero value (tag), and the arrival: a
+ * counter barrier's add (returning the count it made when it waited for it, else 0), or an XF
+ * slave's flag (Fig. 2(b) line 3). */
+WGS_STEP_FN unsigned wgs__rep_arrive(const wgs_env *env, unsigned site, unsigned xf, unsigned tag)
+{
+  wgs__check_entry(env, site);
+  if (!env->participating)
+    return 0u;
+  if (tag) /* before the arrival below, which releases it */
+    wgs__st_rlx(env->s + WGS_W_OR + (env->instance & 1u), env->instance + 1u);
+  if (!xf)
+    return wgs__counter_arrive(env, 1u);
+  if (env->group_id != 0u)
+    wgs__st_rel(env->s + WGS_OFF_FLAG(env->max_groups) + env->group_id, 1u);
+  return 0u;
+}
 /* with_or: wgs_grid_barrier_or (a constant where inlined, so the plain barrier holds none of
  * its code); v: the work-item's value. Returns the OR over the grid, 0 without with_or. */
 WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf, unsigned with_or, unsigned v)
@@ -870,20 +889,16 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
     any = wgs__group_barrier_or(env, 0u, v);
   else
     wgs__group_barrier();
+  /* The representative's steps, in one call (WGS_STEP_FN: a real call on PoCL, whose 3.1
+   * compiler dropped every group's arrival when these tests were inlined and threaded) */
   if (lid == 0u)
-    wgs__check_entry(env, site);
-  if (with_or && any && part && lid == 0u) /* before the arrival below, which releases it */
-    wgs__st_rlx(orw, env->instance + 1u);
+    made = wgs__rep_arrive(env, site, xf, with_or && any);
   if (!part) {
   } else if (!xf) {
-    if (lid == 0u)
-      made = wgs__counter_arrive(env, 1u);
-    wgs__counter_poll(env, part && early, made, site);
+    wgs__counter_poll(env, early, made, site);
   } else if (id == 0u) {
     for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
       wgs__wait_while(env, &flag[g], 0u, site);
-  } else if (lid == 0u) {
-    wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
   }
   WGS__JOIN(env, part, xf); /* B2 = Fig. 2(a) line 5 */
   if (!part) {
@@ -952,6 +967,13 @@ WGS_FN void wgs__split_misuse(wgs_env *env, unsigned site)
   (void)env, (void)site;
 #endif
 }
+/* The representative's step of a split arrive (WGS_STEP_FN, as wgs__rep_arrive). */
+WGS_STEP_FN void wgs__rep_split_arrive(const wgs_env *env, unsigned site)
+{
+  wgs__check_entry(env, site);
+  if (env->participating)
+    (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
+}
 WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
 {
   WGS__LEAVE_IF_OUTSIDER(env, site, 1);
@@ -959,11 +981,8 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
   wgs__count_entry(env);
   wgs__group_barrier(); /* every work-item's writes before the representative's release */
-  if (env->local_id == 0u) {
-    wgs__check_entry(env, site);
-    if (env->participating)
-      (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
-  }
+  if (env->local_id == 0u)
+    wgs__rep_split_arrive(env, site);
   env->split_state = 1u;
 }
 WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)

@@ -154,6 +154,8 @@ typedef unsigned long long wgs__u64;
 #define WGS_BARRIER_FN WGS_DEV
 #endif
 
+#define WGS_STEP_FN WGS_DEV
+
 #include "wgs_core.h"
 
 /*

@@ -194,6 +194,17 @@ typedef ulong wgs__u64;
 #define WGS__ENV_STARTS_EMPTY 0 /* no struct defaults in C: wgs_discover fills the whole env */
 #define WGS__INIT(v)
 #define WGS_BARRIER_FN WGS_FN
+/* The representative's steps between a grid barrier's first work-group barrier and its join.
+ * PoCL (POCL_DEVICE_ADDRESS_BITS is its predefined macro) gets them as a call: when clang had
+ * inlined them and merged their `local id == 0` tests into one branch right after the
+ * work-group barrier, PoCL 3.1 (loopvec) formed the parallel region after that barrier without
+ * the branch's local-id-0 side, so no group ever arrived and a grid barrier in a loop hung.
+ * Elsewhere they are inlined. */
+#if defined(POCL_DEVICE_ADDRESS_BITS)
+#define WGS_STEP_FN __attribute__((noinline)) static
+#else
+#define WGS_STEP_FN WGS_FN
+#endif
 #define wgs__mirror_put(s, word, v) ((void)0) /* OpenCL states have no host-mapped mirror */
 #define wgs__group_index() ((unsigned)get_group_id(0))
 #define wgs__group_count() ((unsigned)get_num_groups(0))
