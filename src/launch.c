@@ -206,6 +206,20 @@ int wgs__plan_launch(const wgs__launch_ctx *c, const wgs_launch_config *cfg, wgs
     return wgs__fail(WGS_ELIMIT, "launch of %u groups exceeds the state's capacity of %u groups "
                                  "(the max_groups given to %s)", groups, c->capacity, c->state_ctor);
   uint32_t mode = wgs__mode_word(cfg->discovery);
+  /* A fixed launch promises that every group is resident at once. Where the backend knows how
+   * many fit (CUDA's occupancy API is exact for the kernel, its block size and shared memory),
+   * more can never all be resident: their first grid barrier would wait forever in an unchecked
+   * build. Refused here, before anything runs. (WGS_DISCOVERY_ALL is the unsafe search, which
+   * probes past the bound with checked builds on purpose.) */
+  if (mode == WGS_MODE_FIXED && c->fits) {
+    uint32_t fit = c->fits(c->ctx, local);
+    if (fit != 0 && groups > fit)
+      return wgs__fail(WGS_ELIMIT, "%s: WGS_DISCOVERY_FIXED with %u groups, but only %u groups of "
+                                   "%zu work-items of this kernel fit on '%s' at once (the "
+                                   "occupancy API: its registers and shared memory decide); "
+                                   "launch at most %u, or use discovery (WGS_DISCOVERY_PROTOCOL)",
+                       c->who, groups, fit, local, in->name, fit);
+  }
   uint64_t limit = UINT64_MAX, wait = 0; /* unchecked: nothing bounds the spins */
   if (c->checked) {
     double ms = cfg->timeout_ms > 0 ? cfg->timeout_ms

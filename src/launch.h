@@ -25,8 +25,9 @@ typedef struct {
   int epochs;                 /* the kernel clears the state between launches (launch epochs) */
   /* A time in microseconds in the device's spin unit (nanoseconds, or calibrated iterations). */
   int (*to_spin)(void *ctx, double us, uint64_t *out);
-  /* The groups of local_size that fit at once, for a discovery launch's early close (0: none
-   * known); asked only when the config leaves close_at to the backend. */
+  /* The groups of local_size that fit at once (0: none known): a discovery launch's early close
+   * when the config leaves close_at to the backend, and the most a fixed launch may take. NULL
+   * where the backend has no exact answer. */
   uint32_t (*fits)(void *ctx, size_t local_size);
   void *ctx;
 } wgs__launch_ctx;

@@ -28,7 +28,9 @@
 namespace cg = cooperative_groups;
 
 
-__global__ void bench_wgs(unsigned *wgs, unsigned iters, unsigned *sink)
+/* The barrier kernels take at most 32 registers (2048 threads per SM), so that every shape
+ * below is resident; a fixed launch of more groups than fit is refused by the library. */
+__global__ void __launch_bounds__(1024, 2) bench_wgs(unsigned *wgs, unsigned iters, unsigned *sink)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {
@@ -38,7 +40,7 @@ __global__ void bench_wgs(unsigned *wgs, unsigned iters, unsigned *sink)
       sink[0] = e.instance;
   }
 }
-__global__ void bench_wgs_split(unsigned *wgs, unsigned iters, unsigned *sink)
+__global__ void __launch_bounds__(1024, 2) bench_wgs_split(unsigned *wgs, unsigned iters, unsigned *sink)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {
@@ -58,18 +60,28 @@ __global__ void bench_cg(unsigned iters, unsigned *sink)
   if (g.thread_rank() == 0)
     sink[0] = iters;
 }
+/* The floor: two blocks hand a flag back and forth. Each wait is bounded (1 s on the device
+ * clock): a block that gives up raises flag[1] and both stop, so that the run reports instead of
+ * spinning forever should the two blocks not be resident together. */
 __global__ void pingpong(unsigned *flag, unsigned iters)
 {
   if (threadIdx.x != 0)
     return;
   for (unsigned i = 0; i < iters; i++) {
-    if (blockIdx.x == 0) {
+    unsigned want = blockIdx.x == 0 ? 2 * i + 2 : 2 * i + 1;
+    if (blockIdx.x == 0)
       wgs__st_rel(flag, 2 * i + 1);
-      while (wgs__ld_acq(flag) != 2 * i + 2) {}
-    } else {
-      while (wgs__ld_acq(flag) != 2 * i + 1) {}
-      wgs__st_rel(flag, 2 * i + 2);
+    unsigned long long t0 = wgs__timer_ns();
+    while (wgs__ld_acq(flag) != want) {
+      if (wgs__ld_rlx(flag + 1) != 0u)
+        return;
+      if (wgs__timer_ns() - t0 > 1000000000ull) {
+        wgs__st_rlx(flag + 1, 1u);
+        return;
+      }
     }
+    if (blockIdx.x != 0)
+      wgs__st_rel(flag, 2 * i + 2);
   }
 }
 __global__ void empty_kernel(unsigned *p) {}
@@ -85,7 +97,7 @@ static __device__ __forceinline__ float busy(float x, unsigned n)
 /* Grid overlap: per round, work W that needs no other group's data, either after a full grid
  * barrier or between a split arrive and wait. mode 0: barrier then W; 1: arrive, W, wait;
  * 2: W only (no barrier). */
-__global__ void grid_overlap(unsigned *wgs, unsigned rounds, unsigned work, unsigned mode, float *sink)
+__global__ void __launch_bounds__(1024, 2) grid_overlap(unsigned *wgs, unsigned rounds, unsigned work, unsigned mode, float *sink)
 {
   wgs_env e;
   if (wgs_discover(wgs, &e)) {
@@ -170,7 +182,7 @@ int main(int argc, char **argv)
   {
     std::vector<double> v;
     for (unsigned r = 0; r <= R; r++) {
-      CK(cudaMemset(sink, 0, 4));
+      CK(cudaMemset(sink, 0, 8));
       cudaEvent_t a, b;
       cudaEventCreate(&a), cudaEventCreate(&b);
       cudaEventRecord(a);
@@ -179,6 +191,13 @@ int main(int argc, char **argv)
       CK(cudaEventSynchronize(b));
       float ms;
       cudaEventElapsedTime(&ms, a, b);
+      unsigned gave_up = 0;
+      CK(cudaMemcpy(&gave_up, sink + 1, 4, cudaMemcpyDeviceToHost));
+      if (gave_up) {
+        fprintf(stderr, "wgsync-bench-cuda: the round trip between 2 blocks waited past 1 s "
+                        "(were both resident?)\n");
+        return 1;
+      }
       if (r)
         v.push_back(ms * 1e3 / K);
     }
