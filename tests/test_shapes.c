@@ -8,7 +8,7 @@
  * An unchecked build cannot report a hang, so every case runs under an alarm that names the
  * case and fails the test instead of letting it hang.
  *
- *   test_shapes [LOCAL_SIZE ...]   (default: 2 3 8 64 256; 2 3 8 16 under workitemrepl, which
+ *   [WGS_TEST_SHAPE=name] test_shapes [LOCAL_SIZE ...]   (default: 2 3 8 64 256; 2 3 8 16 under workitemrepl, which
  *                                   copies the kernel once per work-item and compiles slowly)
  */
 #include <signal.h>
@@ -63,7 +63,7 @@ static const build_kind builds[] = {
     {"checked", WGS_BUILD_CHECKED, NULL},
     {"checked without misuse checks", WGS_BUILD_CHECKED, "-D WGS_CHECK_MISUSE=0"},
 };
-static const char *shapes[] = {"readme", "stride", "counter", "counter_env", "or_loop", "split"};
+static const char *shapes[] = {"readme", "stride", "counter", "counter_env", "or_loop", "or_wide", "split"};
 
 /* One launch of one shape; returns the number of wrong words (0: right). */
 static unsigned run_case(wgs_device_t *dev, wgs_program_t *prog, const char *shape, size_t local)
@@ -167,10 +167,13 @@ int main(int argc, char **argv)
   CHECK_OK(wgs_device_get_info(dev, &info));
   printf("device: %s (%s), driver %s, work-group method %s\n", info.name, info.platform_name,
          info.driver_version, method ? method : "(default)");
+  const char *only = getenv("WGS_TEST_SHAPE"); /* one shape only (debugging) */
   char *src = read_text("shapes.cl");
   unsigned failed = 0, ran = 0;
   for (size_t b = 0; b < sizeof builds / sizeof builds[0]; ++b) {
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; ++s) {
+      if (only && strcmp(only, shapes[s]) != 0)
+        continue;
       /* each shape alone in its program, as in a user's */
       wgs_program_t *prog;
       char options[256];

@@ -1008,8 +1008,9 @@ WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
 #define wgs_grid_barrier(env) wgs__grid_barrier((env), (unsigned)__LINE__)
 /* The same barrier, returning (in every work-item) whether any work-item of any participating
  * group passed v != 0: the "did anything change?" of an iterative kernel, with no flag to clear
- * and no read after the barrier. */
-#define wgs_grid_barrier_or(env, v) wgs__grid_barrier_or((env), (unsigned)(v), (unsigned)__LINE__)
+ * and no read after the barrier. v is tested as it is (a 64-bit value, a fraction), never
+ * narrowed first. */
+#define wgs_grid_barrier_or(env, v) wgs__grid_barrier_or((env), (unsigned)((v) != 0), (unsigned)__LINE__)
 #define wgs_grid_arrive(env) wgs__grid_arrive((env), (unsigned)__LINE__)
 #define wgs_grid_wait(env) wgs__grid_wait((env), (unsigned)__LINE__)
 

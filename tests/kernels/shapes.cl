@@ -111,3 +111,26 @@ __kernel void split(__global uint *wgs, __global uint *a, __global uint *b, uint
   }
 }
 #endif
+
+#if defined(SHAPE_or_wide)
+/* The OR of values that are nonzero but not as 32-bit integers: 1 << 32 and 0.5. */
+__kernel void or_wide(__global uint *wgs, __global uint *a, __global uint *b, uint n, uint iters)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    uint it = 0, go = 1;
+    size_t last = wgs_get_global_size(&env) - 1;
+    while (go) {
+      __global uint *src = (it & 1u) ? b : a, *dst = (it & 1u) ? a : b;
+      for (size_t i = wgs_get_global_id(&env); i < n; i += wgs_get_global_size(&env))
+        dst[i] = src[(i + SHIFT) % n] + 1u;
+      ++it;
+      int mine = wgs_get_global_id(&env) == last && it < iters;
+      if (it & 1u)
+        go = wgs_grid_barrier_or(&env, mine ? (ulong)1 << 32 : (ulong)0);
+      else
+        go = wgs_grid_barrier_or(&env, mine ? 0.5f : 0.0f);
+    }
+  }
+}
+#endif
