@@ -6,9 +6,14 @@
  *
  * Checked builds with short spin bounds keep every deadlock a reported error, never a hang.
  */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS /* clCreateCommandQueue: the 1.2 call every device has */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "wgsync.h"
@@ -992,6 +997,129 @@ static int case_or(void)
   return 0;
 }
 
+
+/* ---- lifetimes, threads and hostile input (what a user can pass that once crashed) -------- */
+
+/* One thread's launches on a shared state (case_lifetime). */
+typedef struct {
+  wgs_state_t *st;
+  wgs_kernel_t *k;
+  int launches, failed;
+} launch_thread;
+
+static void *launch_many(void *arg)
+{
+  launch_thread *t = arg;
+  for (int i = 0; i < t->launches; i++) {
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    wgs_launch_result res;
+    int rc = wgs_launch(t->st, t->k, &cfg, &res);
+    if (rc != WGS_OK || res.participants < 1) {
+      fprintf(stderr, "launch %d: %s: %s\n", i, wgs_status_name(rc), wgs_last_error());
+      t->failed++;
+    }
+  }
+  return NULL;
+}
+
+static int case_lifetime(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  const char *src = "__kernel void k(__global uint *wgs, __global uint *out)\n{\n  wgs_env env;\n"
+                    "  if (wgs_discover(wgs, &env)) {\n    wgs_grid_barrier(&env);\n"
+                    "    if (env.local_id == 0) out[env.group_id] = env.num_groups;\n  }\n}\n";
+  wgs_program_t *prog;
+  wgs_kernel_t *k;
+  wgs_state_t *st;
+  wgs_buffer_t *out;
+  CHECK_OK(wgs_program_build(dev, src, NULL, 0, &prog));
+  CHECK_OK(wgs_kernel_create(prog, "k", &k));
+  /* the OpenCL idiom: release the program once its kernels exist, and the device once its
+   * objects exist; the kernel keeps its program, every object its device */
+  wgs_program_release(prog);
+  CHECK_OK(wgs_state_create(dev, wgs_default_groups(dev, LOCAL), &st));
+  CHECK_OK(wgs_buffer_create(dev, 4096 * 4, &out));
+  wgs_device_close(dev);
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, out));
+  launch_thread t[2] = {{st, k, 20, 0}, {st, k, 20, 0}};
+  launch_many(&t[0]);
+  CHECK_EQ(t[0].failed, 0);
+  printf("a kernel whose program and device were released launched 20 times\n");
+
+  /* two host threads launching on one state: one launch at a time, each result its own (the
+   * kernel's arguments are set once; a kernel object is not changed by launches) */
+  t[0].failed = 0;
+  pthread_t th[2];
+  for (int i = 0; i < 2; i++)
+    CHECK(pthread_create(&th[i], NULL, launch_many, &t[i]) == 0);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
+  CHECK_EQ(t[0].failed + t[1].failed, 0);
+  printf("two threads, 20 launches each on one state: every one right\n");
+  wgs_buffer_release(out);
+  wgs_state_release(st);
+  wgs_kernel_release(k); /* the last reference: program, then device, go */
+
+  /* hostile input: options PoCL's compiler crashes on; a buffer of another device handle */
+  dev = open_default(&in);
+  CHECK_STATUS(wgs_program_build(dev, src, "-D", 0, &prog), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "end in '-D'") != NULL);
+  CHECK_STATUS(wgs_program_build(dev, src, "-cl-fast-relaxed-math -I", 0, &prog), WGS_EINVAL);
+  wgs_device_t *other = open_default(&in);
+  wgs_buffer_t *foreign;
+  CHECK_OK(wgs_program_build(dev, src, NULL, 0, &prog));
+  CHECK_OK(wgs_kernel_create(prog, "k", &k));
+  CHECK_OK(wgs_buffer_create(other, 64, &foreign));
+  CHECK_STATUS(wgs_kernel_set_arg_buffer(k, 1, foreign), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "another device handle") != NULL);
+  printf("refused: %s\n", wgs_last_error());
+  wgs_buffer_release(foreign);
+  wgs_device_close(other);
+
+  /* an out-of-order queue cannot keep a launch's steps in order */
+  cl_int err;
+  cl_command_queue ooo = clCreateCommandQueue(wgs_device_opencl_context(dev), wgs_device_opencl_id(dev),
+                                              CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, &err);
+  if (err == CL_SUCCESS) {
+    wgs_device_t *wrapped = NULL;
+    CHECK_STATUS(wgs_device_wrap_opencl(wgs_device_opencl_id(dev), wgs_device_opencl_context(dev),
+                                        ooo, &wrapped),
+                 WGS_EINVAL);
+    CHECK(strstr(wgs_last_error(), "out of order") != NULL);
+    clReleaseCommandQueue(ooo);
+  } else {
+    printf("(the device makes no out-of-order queue: that check is not reached)\n");
+  }
+
+  /* memory the process cannot get: an error, not an abort inside the driver */
+  if (in.is_cpu) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      struct rlimit lim = {(rlim_t)1 << 30, (rlim_t)1 << 30};
+      setrlimit(RLIMIT_AS, &lim);
+      wgs_state_t *big;
+      wgs_buffer_t *huge;
+      int a = wgs_state_create(dev, 1u << 24, &big);
+      int b = wgs_buffer_create(dev, (size_t)3 << 30, &huge);
+      printf("under a 1 GiB address-space limit: state of 2^24 groups %s, 3 GiB buffer %s\n",
+             wgs_status_name(a), wgs_status_name(b));
+      _exit(a == WGS_ENOMEM && (b == WGS_ENOMEM || b == WGS_ELIMIT) ? 0 : 1);
+    }
+    int status = 0;
+    CHECK(waitpid(pid, &status, 0) == pid);
+    CHECK_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the allocations were not refused "
+              "cleanly (status 0x%x)", status);
+  }
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
+  wgs_device_close(dev);
+  printf("PASS\n");
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 3 && !strcmp(argv[1], "spirv_il"))
@@ -1025,6 +1153,8 @@ int main(int argc, char **argv)
     return case_deadlock();
   if (!strcmp(c, "bad_input"))
     return case_bad_input();
+  if (!strcmp(c, "lifetime"))
+    return case_lifetime();
   if (!strcmp(c, "split"))
     return case_split();
   if (!strcmp(c, "wg_split"))

@@ -12,6 +12,18 @@
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES 64
 
+/* One reference (the user's) and the lock for what is made on first use (recursive: the
+ * calibration builds the tools program). */
+static void init_refs(wgs_device_t *dev)
+{
+  pthread_mutexattr_t a;
+  pthread_mutexattr_init(&a);
+  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&dev->lazy, &a);
+  pthread_mutexattr_destroy(&a);
+  dev->refs = 1;
+}
+
 static void get_str(cl_device_id d, cl_device_info what, char *buf, size_t cap)
 {
   buf[0] = '\0';
@@ -347,6 +359,8 @@ int wgs__cl_open(const wgs_device_select *sel, const char *how_given, wgs_device
   }
 
   wgs_device_t *dev = calloc(1, sizeof *dev);
+  if (dev)
+    init_refs(dev);
   if (!dev)
     return wgs__fail(WGS_ENOMEM, "wgs_device_open: out of memory");
   dev->ops = &wgs__opencl_ops;
@@ -379,7 +393,21 @@ int wgs_device_wrap_opencl(cl_device_id device, cl_context context, cl_command_q
   cl_platform_id plat = NULL;
   WGS__CL(clGetDeviceInfo(device, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL),
           "clGetDeviceInfo(PLATFORM) on the wrapped device");
+  if (queue) {
+    /* A launch is a config write, a kernel and a result read that the queue keeps in order,
+     * and launches on one state must not overlap: an out-of-order queue breaks both. */
+    cl_command_queue_properties qp = 0;
+    WGS__CL(clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof qp, &qp, NULL),
+            "clGetCommandQueueInfo(PROPERTIES) on the wrapped queue");
+    if (qp & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
+      return wgs__fail(WGS_EINVAL, "wgs_device_wrap_opencl: the queue is out of order "
+                                   "(CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE); wgsync needs an "
+                                   "in-order queue, which orders each launch's steps and the "
+                                   "launches on one state (pass NULL to have one made)");
+  }
   wgs_device_t *dev = calloc(1, sizeof *dev);
+  if (dev)
+    init_refs(dev);
   if (!dev)
     return wgs__fail(WGS_ENOMEM, "wgs_device_wrap_opencl: out of memory");
   int rc;
@@ -404,9 +432,13 @@ int wgs_device_wrap_opencl(cl_device_id device, cl_context context, cl_command_q
   return WGS_OK;
 }
 
-void wgs__cl_close(wgs_device_t *dev)
+void wgs__cl_dev_retain(wgs_device_t *dev) { __atomic_add_fetch(&dev->refs, 1, __ATOMIC_RELAXED); }
+
+/* The last reference tears the device down (acq_rel: every use by another thread's object
+ * happens before it). */
+void wgs__cl_dev_release(wgs_device_t *dev)
 {
-  if (!dev)
+  if (!dev || __atomic_sub_fetch(&dev->refs, 1, __ATOMIC_ACQ_REL) != 0)
     return;
   wgs_program_release(dev->tools[0]);
   wgs_program_release(dev->tools[1]);
@@ -414,8 +446,13 @@ void wgs__cl_close(wgs_device_t *dev)
     clReleaseCommandQueue(dev->queue);
   if (dev->ctx)
     clReleaseContext(dev->ctx);
+  pthread_mutex_destroy(&dev->lazy);
   free(dev);
 }
+
+/* wgs_device_close: the user's reference. Programs, states and buffers made on the device keep
+ * it open until they are released. */
+void wgs__cl_close(wgs_device_t *dev) { wgs__cl_dev_release(dev); }
 
 int wgs__cl_require(const wgs_device_t *dev, const char *who)
 {

@@ -5,6 +5,8 @@
 #define WGS_CL_INTERNAL_H
 
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS
+#include <pthread.h>
+
 #include "wgsync_opencl.h"
 #include "../device.h"
 #include "wgs_layout.h"
@@ -19,6 +21,11 @@ struct wgs_device {
   char opts[2][256];        /* build options: [0] plain, [1] checked */
   double iters_per_ms;      /* checked spins without a device clock: calibrated lazily */
   wgs_program_t *tools[2];  /* tools program (discover/bound/self-test), [checked] */
+  /* References: the user's handle (until wgs_device_close) and every program, state and buffer
+   * made on the device, so that closing it first (the OpenCL idiom of releasing early) leaves
+   * them usable; the device goes when the last goes (wgs__cl_dev_release). */
+  int refs;
+  pthread_mutex_t lazy;     /* the tools programs and the calibration, made on first use */
 };
 
 struct wgs_program {
@@ -26,10 +33,12 @@ struct wgs_program {
   cl_program prog;
   unsigned flags;
   char *log;
+  int refs;                 /* the user's handle and each kernel made from it */
+  int holds_dev;            /* 0 for the device's own tools programs (no cycle) */
 };
 
 struct wgs_kernel {
-  wgs_program_t *prog;
+  wgs_program_t *prog;      /* a reference: the program may be released before the kernel */
   cl_kernel k;
 };
 
@@ -42,6 +51,8 @@ struct wgs_state {
   int host_reset;              /* the last launch ran without epochs (its half 0 is used) */
   wgs__launch_log log;         /* the launches since the last wgs_state_result */
   cl_event timing;             /* the latest launch's event, when it asked for kernel_us */
+  pthread_mutex_t lock;        /* launches and results on the state, one at a time (recursive:
+                                  a synchronous launch takes its result under it) */
 };
 
 struct wgs_buffer {
@@ -74,6 +85,16 @@ int wgs__cl_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, 
                uint32_t rounds, wgs_launch_result *launch, uint32_t rep[8]);
 int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups,
                     uint32_t rounds, uint32_t repeats, double *us);
+
+/* WGS_ELIMIT / WGS_ENOMEM when the device or (CPU devices) the process cannot hold bytes. */
+int wgs__cl_check_alloc(const wgs_device_t *dev, size_t bytes, const char *who);
+/* WGS_EINVAL when build options end in -D or -I with nothing after them. */
+int wgs__check_build_options(const char *who, const char *options);
+
+/* Device and program references (cl_device.c, cl_program.c). */
+void wgs__cl_dev_retain(wgs_device_t *dev);
+void wgs__cl_dev_release(wgs_device_t *dev);
+void wgs__cl_program_retain(wgs_program_t *p);
 
 /* The tools program (device/opencl/kernels/tools.cl), built once per device and mode. */
 int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);

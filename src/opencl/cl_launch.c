@@ -32,6 +32,9 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
                      max_groups, 1u << 24);
   cl_int err;
   size_t bytes = (size_t)WGS_STATE_WORDS(max_groups) * sizeof(uint32_t);
+  int room = wgs__cl_check_alloc(dev, bytes, "wgs_state_create");
+  if (room != WGS_OK)
+    return room;
   cl_mem m = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
   WGS__CL(err, "clCreateBuffer(state)");
   wgs_state_t *st = calloc(1, sizeof *st);
@@ -40,6 +43,12 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
     return wgs__fail(WGS_ENOMEM, "wgs_state_create: out of memory");
   }
   st->dev = dev;
+  wgs__cl_dev_retain(dev);
+  pthread_mutexattr_t ma;
+  pthread_mutexattr_init(&ma);
+  pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&st->lock, &ma);
+  pthread_mutexattr_destroy(&ma);
   st->mem = m;
   st->max_groups = max_groups;
   /* All zero (epoch 0, both halves clear), then each half's way back to the base. */
@@ -66,6 +75,8 @@ void wgs_state_release(wgs_state_t *st)
   if (st->timing)
     clReleaseEvent(st->timing);
   clReleaseMemObject(st->mem);
+  pthread_mutex_destroy(&st->lock);
+  wgs__cl_dev_release(st->dev);
   free(st);
 }
 
@@ -175,7 +186,9 @@ static int us_to_spin(wgs_device_t *dev, double us, uint64_t *out)
     return WGS_OK;
   }
   if (dev->iters_per_ms <= 0) {
-    int rc = calibrate(dev);
+    pthread_mutex_lock(&dev->lazy);
+    int rc = dev->iters_per_ms <= 0 ? calibrate(dev) : WGS_OK;
+    pthread_mutex_unlock(&dev->lazy);
     if (rc != WGS_OK)
       return rc;
   }
@@ -268,9 +281,8 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   return WGS_OK;
 }
 
-int wgs_state_result(wgs_state_t *st, wgs_launch_result *res_out)
+static int state_result(wgs_state_t *st, wgs_launch_result *res_out)
 {
-  WGS__REQUIRE(st);
   wgs_launch_result res_local;
   wgs_launch_result *res = res_out ? res_out : &res_local;
   memset(res, 0, sizeof *res);
@@ -325,8 +337,42 @@ int wgs_state_result(wgs_state_t *st, wgs_launch_result *res_out)
   return rc;
 }
 
+static int launch_sync_locked(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
+                              const wgs_launch_config *cfg, wgs_launch_result *res);
+
+/* Waits for the state's launches and decodes the latest (the state's lock held). */
+int wgs_state_result(wgs_state_t *st, wgs_launch_result *res_out)
+{
+  WGS__REQUIRE(st);
+  pthread_mutex_lock(&st->lock);
+  int rc = state_result(st, res_out);
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}
+
+/* Launches from several host threads on one state are taken one at a time: a launch's config
+ * write, enqueue and result read are one step, so no thread reads another's result. */
+static int launch_async_locked(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
+                               const wgs_launch_config *cfg_in, cl_uint nwait, const cl_event *wait,
+                               cl_event *ev_out)
+{
+  pthread_mutex_lock(&st->lock);
+  int rc = launch_async(st, kernel, checked, kname, cfg_in, nwait, wait, ev_out);
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}
+
 static int launch_sync(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
                        const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  pthread_mutex_lock(&st->lock);
+  int rc = launch_sync_locked(st, kernel, checked, kname, cfg, res);
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}
+
+static int launch_sync_locked(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
+                              const wgs_launch_config *cfg, wgs_launch_result *res)
 {
   wgs_launch_config c;
   if (cfg)
@@ -344,7 +390,7 @@ static int launch_sync(wgs_state_t *st, cl_kernel kernel, int checked, const cha
   }
   wgs_launch_result local;
   wgs_launch_result *r = res ? res : &local;
-  rc = wgs_state_result(st, r);
+  rc = state_result(st, r);
   if (c.time_kernel && r->kernel_us < 0) /* no profiling on this queue: wall clock */
     r->kernel_us = (now_ms() - t0) * 1e3;
   return rc;
@@ -383,8 +429,8 @@ int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *
   char name[128];
   int rc = check_kernel(st, k, "wgs_launch_async", name, sizeof name);
   return rc != WGS_OK ? rc
-                      : launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg,
-                                     0, NULL, NULL);
+                      : launch_async_locked(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0,
+                                            name, cfg, 0, NULL, NULL);
 }
 
 int wgs_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local)
@@ -457,6 +503,6 @@ int wgs_launch_opencl_async(wgs_state_t *st, cl_kernel kernel, const wgs_launch_
   WGS__REQUIRE(kernel);
   char name[128];
   kernel_name(kernel, name, sizeof name);
-  return launch_async(st, kernel, opencl_checked(st, kernel), name, cfg, num_wait, wait_list,
-                      event);
+  return launch_async_locked(st, kernel, opencl_checked(st, kernel), name, cfg, num_wait, wait_list,
+                             event);
 }

@@ -53,6 +53,9 @@ int wgs_program_build(wgs_device_t *dev, const char *source, const char *options
   if (only_cl != WGS_OK)
     return only_cl;
   WGS__REQUIRE(source);
+  int bad_opts = wgs__check_build_options("wgs_program_build", options);
+  if (bad_opts != WGS_OK)
+    return bad_opts;
   if (flags & ~(unsigned)WGS_BUILD_CHECKED)
     return wgs__fail(WGS_EINVAL, "wgs_program_build: unknown flags 0x%x (expected 0 or "
                                  "WGS_BUILD_CHECKED)", flags);
@@ -78,6 +81,9 @@ int wgs_program_build(wgs_device_t *dev, const char *source, const char *options
   snprintf(opts, opt_len, "%s %s", dev->opts[(flags & WGS_BUILD_CHECKED) ? 1 : 0],
            options ? options : "");
   p->dev = dev;
+  p->refs = 1;
+  p->holds_dev = 1;
+  wgs__cl_dev_retain(dev);
   p->flags = flags;
   cl_int err;
   p->prog = clCreateProgramWithSource(dev->ctx, 3, parts, NULL, &err);
@@ -104,13 +110,19 @@ done:
   return WGS_OK;
 }
 
+void wgs__cl_program_retain(wgs_program_t *p) { __atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED); }
+
+/* The user's reference; kernels made from the program hold it until they are released (as
+ * OpenCL's clReleaseProgram after clCreateKernel). */
 void wgs_program_release(wgs_program_t *p)
 {
-  if (!p)
+  if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) > 0)
     return;
   if (p->prog)
     clReleaseProgram(p->prog);
   free(p->log);
+  if (p->holds_dev)
+    wgs__cl_dev_release(p->dev);
   free(p);
 }
 
@@ -139,6 +151,7 @@ int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
     return wgs__fail(WGS_ENOMEM, "wgs_kernel_create: out of memory");
   }
   kk->prog = prog;
+  wgs__cl_program_retain(prog);
   kk->k = k;
   *out = kk;
   return WGS_OK;
@@ -149,6 +162,7 @@ void wgs_kernel_release(wgs_kernel_t *k)
   if (!k)
     return;
   clReleaseKernel(k->k);
+  wgs_program_release(k->prog);
   free(k);
 }
 
@@ -181,6 +195,9 @@ int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
     return only_cl;
   if (bytes == 0)
     return wgs__fail(WGS_EINVAL, "wgs_buffer_create: size is 0 (expected at least 1 byte)");
+  int room = wgs__cl_check_alloc(dev, bytes, "wgs_buffer_create");
+  if (room != WGS_OK)
+    return room;
   cl_int err;
   cl_mem m = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
   if (err != CL_SUCCESS)
@@ -192,6 +209,7 @@ int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
     return wgs__fail(WGS_ENOMEM, "wgs_buffer_create: out of memory");
   }
   b->dev = dev;
+  wgs__cl_dev_retain(dev);
   b->mem = m;
   b->bytes = bytes;
   *out = b;
@@ -203,6 +221,7 @@ void wgs_buffer_release(wgs_buffer_t *b)
   if (!b)
     return;
   clReleaseMemObject(b->mem);
+  wgs__cl_dev_release(b->dev);
   free(b);
 }
 
@@ -244,10 +263,75 @@ int wgs_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b)
 {
   WGS__REQUIRE(k);
   WGS__REQUIRE(b);
+  /* A buffer of another context is undefined in OpenCL (a crash on some drivers): each
+   * wgs_device_open makes its own context, so even the same device opened twice differs. */
+  if (b->dev->ctx != k->prog->dev->ctx)
+    return wgs__fail(WGS_EINVAL, "argument %u: the buffer was made on another device handle "
+                                 "('%s') than the kernel's program ('%s'); buffers and kernels "
+                                 "must come from the same wgs_device_t",
+                     index, b->dev->info.name, k->prog->dev->info.name);
   return wgs_kernel_set_arg(k, index, sizeof b->mem, &b->mem);
 }
 
+/* An allocation the device can hold: at most CL_DEVICE_MAX_MEM_ALLOC_SIZE, and on a CPU device
+ * memory the process can get (PoCL allocates a buffer on first use and aborts the process when
+ * the host refuses; a host allocation of the same size, tried and freed here, fails cleanly). */
+int wgs__cl_check_alloc(const wgs_device_t *dev, size_t bytes, const char *who)
+{
+  cl_ulong max_alloc = 0;
+  if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc,
+                      NULL) == CL_SUCCESS &&
+      max_alloc > 0 && bytes > max_alloc)
+    return wgs__fail(WGS_ELIMIT, "%s: %zu bytes exceed the largest allocation of '%s' "
+                                 "(CL_DEVICE_MAX_MEM_ALLOC_SIZE %llu)",
+                     who, bytes, dev->info.name, (unsigned long long)max_alloc);
+  if (dev->info.is_cpu) {
+    void *probe = malloc(bytes);
+    if (!probe)
+      return wgs__fail(WGS_ENOMEM, "%s: %zu bytes cannot be allocated in this process (the CPU "
+                                   "device '%s' holds buffers in host memory)",
+                       who, bytes, dev->info.name);
+    free(probe);
+  }
+  return WGS_OK;
+}
+
+/* Build options that end in an option needing a value (-D, -I): PoCL 3.1's clBuildProgram
+ * crashes on them, so they are refused before any driver sees them. */
+int wgs__check_build_options(const char *who, const char *options)
+{
+  if (!options)
+    return WGS_OK;
+  const char *last = NULL, *p = options;
+  size_t last_len = 0;
+  while (*p) {
+    while (*p == ' ' || *p == '\t' || *p == '\n')
+      p++;
+    if (!*p)
+      break;
+    const char *t = p;
+    while (*p && *p != ' ' && *p != '\t' && *p != '\n')
+      p++;
+    last = t;
+    last_len = (size_t)(p - t);
+  }
+  if (last && last_len == 2 && last[0] == '-' && (last[1] == 'D' || last[1] == 'I'))
+    return wgs__fail(WGS_EINVAL, "%s: the build options '%s' end in '%.2s' with nothing after "
+                                 "it (expected %s)", who, options, last,
+                     last[1] == 'D' ? "a macro, as in -D NAME=1" : "a folder, as in -I include");
+  return WGS_OK;
+}
+
+static int tools_program_locked(wgs_device_t *dev, int checked, wgs_program_t **out);
 int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
+{
+  pthread_mutex_lock(&dev->lazy); /* built once, whichever thread asks first */
+  int rc = tools_program_locked(dev, checked, out);
+  pthread_mutex_unlock(&dev->lazy);
+  return rc;
+}
+
+static int tools_program_locked(wgs_device_t *dev, int checked, wgs_program_t **out)
 {
   int i = checked ? 1 : 0;
   if (!dev->tools[i]) {
@@ -261,10 +345,13 @@ int wgs__tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
     int nv = strstr(dev->info.platform_name, "NVIDIA") != NULL;
     snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0%s %s", nv ? " -cl-nv-maxrregcount=32" : "",
              extra ? extra : "");
-    int rc = wgs_program_build(dev, wgs__tools_source, opts, checked ? WGS_BUILD_CHECKED : 0,
-                               &dev->tools[i]);
+    wgs_program_t *p = NULL;
+    int rc = wgs_program_build(dev, wgs__tools_source, opts, checked ? WGS_BUILD_CHECKED : 0, &p);
     if (rc != WGS_OK)
       return rc;
+    p->holds_dev = 0; /* the device holds it: no reference back */
+    wgs__cl_dev_release(dev);
+    dev->tools[i] = p;
   }
   *out = dev->tools[i];
   return WGS_OK;
@@ -290,7 +377,10 @@ int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_word
   if (only_cl != WGS_OK)
     return only_cl;
   WGS__REQUIRE(words);
-  int uses = 0, rc = wgs_spirv_uses_split_barrier(words, n_words, &uses);
+  int uses = 0, rc = wgs__check_build_options("wgs_program_build_il", options);
+  if (rc != WGS_OK)
+    return rc;
+  rc = wgs_spirv_uses_split_barrier(words, n_words, &uses);
   if (rc != WGS_OK)
     return rc;
   uint32_t *lowered = NULL;
@@ -316,6 +406,9 @@ int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_word
     return wgs__fail(WGS_ENOMEM, "out of memory");
   }
   p->dev = dev;
+  p->refs = 1;
+  p->holds_dev = 1;
+  wgs__cl_dev_retain(dev);
   cl_int err;
   p->prog = clCreateProgramWithIL(dev->ctx, il, n * sizeof *il, &err);
   wgs_spirv_free(lowered);
