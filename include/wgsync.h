@@ -9,6 +9,12 @@
  * which limit, the build log). The library prints nothing and never ends the process.
  *
  * Backend interop (cl_context, cl_kernel, ...) lives in wgsync_opencl.h.
+ *
+ * Lifetimes (as OpenCL's references): a kernel keeps its program, and programs, kernels,
+ * states and buffers keep their device, so each may be released in any order; a handle is
+ * released once. Threads: a state takes one launch at a time (launches on it from several
+ * threads are serialised, each gets its own result); a kernel's arguments belong to whoever
+ * sets them, so threads that launch one kernel with different arguments need a kernel each.
  */
 #ifndef WGSYNC_H
 #define WGSYNC_H

@@ -458,6 +458,29 @@ WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned
 #endif
 }
 
+/* Zeroes words [from, from + n) of a half, the work shared as w = first, first + stride, ... */
+WGS_FN void wgs__zero(wgs_word_ptr h, unsigned from, unsigned n, unsigned first, unsigned stride)
+{
+  for (unsigned w = first; w < n; w += stride)
+    h[from + w] = 0u;
+}
+/* A used half made clean again: its lines after line 0, and of each per-group array the words
+ * of the WGS_W_USED groups its launch had (wgs_layout.h lists the arrays and their widths). */
+WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned first, unsigned stride)
+{
+  unsigned used = h[WGS_W_USED];
+  used = used < mg ? used : mg;
+  wgs__zero(h, WGS_LINE_WORDS, WGS_W_ARRAYS - WGS_LINE_WORDS, first, stride);
+  wgs__zero(h, WGS_OFF_MAP(mg), used, first, stride);
+  wgs__zero(h, WGS_OFF_FLAG(mg), used, first, stride);
+  wgs__zero(h, WGS_OFF_ENTERED(mg), used, first, stride);
+  wgs__zero(h, WGS_OFF_TIME(mg), 4u * used, first, stride);
+  wgs__zero(h, WGS_OFF_FINAL(mg), WGS_LINE_WORDS, first, stride);
+  wgs__zero(h, WGS_OFF_CALLS(mg), used, first, stride);
+  wgs__zero(h, WGS_OFF_WITEMS(mg), used, first, stride);
+  wgs__zero(h, WGS_OFF_GROUP_OR(mg), 2u * used, first, stride);
+}
+
 /*
  * wgs_discover: first thing in the kernel, from every work-item of every group, outside any
  * condition; 1-D launches. Fills *env and returns 1 when this group participates, 0 when it
@@ -495,10 +518,13 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
   wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
   if (epochs) {
     /* Clear the other half for the next launch; every launched work-item takes a share. The
-     * launch that used it has finished, and nothing in this launch reads it. */
+     * launch that used it has finished, and nothing in this launch reads it. Only what that
+     * launch can have written: the lines, and its groups' words of each per-group array (a
+     * launch costs what it launches, not what the state could hold). */
     wgs_word_ptr next = g + WGS_HALF(mg, (epoch & 1u) ^ 1u);
-    for (unsigned w = WGS_LINE_WORDS + group * lsize + lid; w < WGS_HALF_WORDS(mg); w += launched * lsize)
-      next[w] = 0u;
+    wgs__clear_used(next, mg, group * lsize + lid, launched * lsize);
+    if (group == 0u && lid == 0u) /* read by the launch after next, ordered after this one */
+      s[WGS_W_USED] = launched < mg ? launched : mg;
   }
   env->s = s;
   env->max_groups = mg;

@@ -56,6 +56,9 @@
 
 /* Half lines (word offsets from the start of a half). Line 0 is never cleared. */
 #define WGS_W_BACK 0u                            /* words from the state's base to this half */
+#define WGS_W_USED 1u                            /* groups whose per-group words the half's last
+                                                    launch may have written (launch epochs: the
+                                                    launch after it clears only those) */
 #define WGS_W_TICKET_NEXT (1u * WGS_LINE_WORDS)  /* ticket lock: next ticket to hand out */
 #define WGS_W_TICKET_SERVE (2u * WGS_LINE_WORDS) /* ticket lock: ticket now served */
 #define WGS_W_SPIN (3u * WGS_LINE_WORDS)         /* spin lock: 0 unlocked, 1 locked */

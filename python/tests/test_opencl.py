@@ -56,6 +56,10 @@ def test_errors(dev, k, st):
     # every launched group forced to take part, 4x what can run at once: caught, not hung
     groups = 4 * st.max_groups
     big = dev.state(max_groups=groups)
+    # every launched group writes its slot: the slots must cover all of them
+    big_slot, bad = dev.buffer(4 * groups), dev.buffer(4)
+    bad.write(b"\0" * 4)
+    k.set_args(None, big_slot, bad, wgsync.u32(200))
     try:
         big.launch(k, local_size=32, groups=groups, discovery=wgsync.DISCOVERY_ALL, timeout_ms=200)
         raise AssertionError("an over-full barrier returned")
