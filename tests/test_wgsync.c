@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -1120,6 +1121,98 @@ static int case_lifetime(void)
   return 0;
 }
 
+
+/* ---- timeout_ms is milliseconds on every device ---------------------------------------------
+ * A checked spin gives up after timeout_ms of real time: never before it (a group still working
+ * is not a deadlock), and not long after it. Devices without a clock of their own time their
+ * spins by the host's (src/opencl/cl_clock.c). */
+static double wall_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int case_timeout(void)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  const char *src =
+      "__kernel void work(__global uint *wgs, __global float *out, uint n, uint skip)\n{\n"
+      "  wgs_env env;\n  if (wgs_discover(wgs, &env)) {\n"
+      "    float x = env.local_id;\n"
+      "    if (env.group_id == 0 && env.local_id == 0)\n"
+      "      for (uint i = 0; i < n; ++i) x = x * 0.999999f + 1.0f;\n"
+      "    out[get_global_id(0)] = x;\n"
+      "    if (!(skip && env.group_id == env.num_groups - 1))\n"
+      "      wgs_grid_barrier(&env);\n  }\n}\n";
+  wgs_program_t *prog;
+  wgs_kernel_t *k;
+  wgs_state_t *st;
+  wgs_buffer_t *out;
+  CHECK_OK(wgs_program_build(dev, src, NULL, WGS_BUILD_CHECKED, &prog));
+  CHECK_OK(wgs_kernel_create(prog, "work", &k));
+  uint32_t groups = in.compute_units < 2 ? 1 : 2;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  CHECK_OK(wgs_buffer_create(dev, groups * LOCAL * sizeof(float), &out));
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, out));
+  wgs_launch_config cfg;
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = LOCAL;
+  cfg.groups = groups;
+  cfg.discovery = WGS_DISCOVERY_FIXED;
+  wgs_launch_result res;
+  unsigned skip = 0, n = 1u << 16;
+  CHECK_OK(wgs_kernel_set_arg(k, 3, sizeof skip, &skip));
+  /* one group's work sized to about 600 ms (it grows until it takes 100 ms, then x6) */
+  double ms = 0;
+  cfg.timeout_ms = 60000;
+  CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof n, &n));
+  CHECK_OK(wgs_launch(st, k, &cfg, &res)); /* the first launch compiles (PoCL): not timed */
+  for (;;) {
+    CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof n, &n));
+    double t0 = wall_ms();
+    CHECK_OK(wgs_launch(st, k, &cfg, &res));
+    ms = wall_ms() - t0;
+    if (ms >= 100 || n >= (1u << 30))
+      break;
+    n *= 4;
+  }
+  n = (unsigned)(n * (600.0 / ms) > 4e9 ? 4e9 : n * (600.0 / ms));
+  CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof n, &n));
+  cfg.timeout_ms = 1500;
+  double t0 = wall_ms();
+  int rc = wgs_launch(st, k, &cfg, &res);
+  ms = wall_ms() - t0;
+  printf("one group working %.0f ms before a barrier, timeout_ms 1500: %s%s%s\n", ms,
+         wgs_status_name(rc), rc ? ": " : "", rc ? wgs_last_error() : "");
+  CHECK_MSG(rc == WGS_OK || ms >= 1500, "a barrier gave up after %.0f ms of a 1500 ms limit", ms);
+
+  /* a real deadlock: the last group never comes; reported after the limit, not long after */
+  if (groups == 2) {
+    skip = 1, n = 1;
+    CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof n, &n));
+    CHECK_OK(wgs_kernel_set_arg(k, 3, sizeof skip, &skip));
+    for (double limit = 200; limit <= 800; limit *= 4) {
+      cfg.timeout_ms = limit;
+      t0 = wall_ms();
+      rc = wgs_launch(st, k, &cfg, &res);
+      ms = wall_ms() - t0;
+      printf("a missed barrier, timeout_ms %.0f: %s after %.0f ms\n", limit, wgs_status_name(rc), ms);
+      CHECK_EQ(rc, WGS_EDEADLOCK);
+      CHECK_MSG(ms >= limit * 0.95, "reported after %.0f ms, before the %.0f ms limit", ms, limit);
+      CHECK_MSG(ms <= limit * 2 + 1000, "reported after %.0f ms of a %.0f ms limit", ms, limit);
+    }
+  }
+  wgs_buffer_release(out);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
+  wgs_device_close(dev);
+  printf("PASS\n");
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc == 3 && !strcmp(argv[1], "spirv_il"))
@@ -1155,6 +1248,8 @@ int main(int argc, char **argv)
     return case_bad_input();
   if (!strcmp(c, "lifetime"))
     return case_lifetime();
+  if (!strcmp(c, "timeout"))
+    return case_timeout();
   if (!strcmp(c, "split"))
     return case_split();
   if (!strcmp(c, "wg_split"))

@@ -79,6 +79,14 @@ WGS_FN void wgs__spin_init(wgs__spin *sp)
   sp->start = 0u;
 #endif
 }
+/* The host clock (WGS_CFG_TICKS): microseconds, read as the host thread last wrote them. A
+ * device without a clock of its own then bounds its spins in time, not in iterations whose
+ * length depends on what else the CPU runs. */
+WGS_FN unsigned wgs__ticks_on(wgs_word_ptr s) { return !WGS_HAS_TIMER && wgs__cfg(s, WGS_CFG_TICKS) != 0u; }
+WGS_FN unsigned wgs__host_us(wgs_word_ptr s)
+{
+  return wgs__ld_rlx(&wgs__glob(s)[WGS_G_CONFIG + WGS_CFG_CLOCK]);
+}
 #if defined(WGS_CHECKED) && WGS_CHECKED
 WGS_FN int wgs__spin_gave_up(wgs_word_ptr s, wgs__spin *sp)
 {
@@ -90,6 +98,13 @@ WGS_FN int wgs__spin_gave_up(wgs_word_ptr s, wgs__spin *sp)
     if ((sp->iters & 255u) != 0u)
       return 0;
     used = wgs__timer_ns() - sp->start;
+  } else if (wgs__ticks_on(s)) { /* the host's clock, every 64 rounds; the first read starts it */
+    if ((sp->iters & 63u) != 1u)
+      return 0;
+    unsigned now = wgs__host_us(s);
+    if (sp->iters == 1u)
+      sp->start = now;
+    used = (unsigned)(now - (unsigned)sp->start); /* wraps after 71 minutes: a difference */
   }
   if (used <= wgs__cfg64(s, WGS_CFG_LIMIT_LO) || state != WGS_ABORT_RUNNING)
     return 0;
@@ -294,11 +309,19 @@ WGS_FN void wgs__publish_result(wgs_word_ptr s, unsigned epoch, unsigned partici
  * participants): only the closer's timing changes, so the four properties of §3.2 hold.
  * W = 0 is Fig. 3 as published. watch_poll (the locked protocol): also stop once somebody
  * closed the poll or a checked spin aborted, since waiting longer cannot add participants. */
+/* The close wait's clock: the device's (ns), the host's (us), or none (0: iterations count). */
+WGS_FN wgs__u64 wgs__wait_now(wgs_word_ptr s, unsigned ticks)
+{
+  return WGS_HAS_TIMER ? wgs__timer_ns() : ticks ? (wgs__u64)wgs__host_us(s) : 0u;
+}
 WGS_FN void wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll)
 {
-  wgs__u64 wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__timer_ns(), i = 0u;
+  unsigned ticks = wgs__ticks_on(s);
+  wgs__u64 wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__wait_now(s, ticks), i = 0u;
   unsigned enough = wgs__cfg(s, WGS_CFG_ENOUGH);
-  while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait) : (i < wait)) {
+  while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait)
+         : ticks       ? ((unsigned)(wgs__host_us(s) - (unsigned)w0) < wait)
+                       : (i < wait)) {
     ++i;
     if (watch_poll && (wgs__ld_acq(&s[WGS_W_CLOSED]) != 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
       break;
@@ -307,7 +330,7 @@ WGS_FN void wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll)
       break;
     if (now != seen) { /* a new participant: restart the quiet period */
       seen = now;
-      w0 = wgs__timer_ns();
+      w0 = wgs__wait_now(s, ticks);
       i = 0u;
     }
   }

@@ -103,7 +103,13 @@
 #define WGS_CFG_ATOM_MIN 16u  /* counter barrier, not sharded: from this many groups on, the
                                  arrival is an acq_rel add whose result the group waits for
                                  before polling; below, a release add nobody waits for (0: never) */
-#define WGS_CFG_WORDS 17u
+#define WGS_CFG_TICKS 17u     /* 1: no device clock, but the host's: WGS_CFG_CLOCK counts
+                                 microseconds, and the spin bound and close wait are in them */
+#define WGS_CFG_WORDS 18u
+#define WGS_CFG_CLOCK 31u     /* the host clock (microseconds, wrapping), written by a host thread
+                                 into the state's host memory while launches run (CPU devices
+                                 without a clock: src/opencl/cl_clock.c); after the config words,
+                                 so that the host's config writes never touch it */
 
 /* The host-mapped mirror (CUDA): written by the device beside the control words, so that a
  * synchronous launch needs no copy back unless an error was reported. */

@@ -21,6 +21,8 @@ static void init_refs(wgs_device_t *dev)
   pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
   pthread_mutex_init(&dev->lazy, &a);
   pthread_mutexattr_destroy(&a);
+  pthread_mutex_init(&dev->clock_mu, NULL);
+  pthread_cond_init(&dev->clock_cv, NULL);
   dev->refs = 1;
 }
 
@@ -442,6 +444,9 @@ void wgs__cl_dev_release(wgs_device_t *dev)
     return;
   wgs_program_release(dev->tools[0]);
   wgs_program_release(dev->tools[1]);
+  wgs__clock_stop(dev);
+  pthread_mutex_destroy(&dev->clock_mu);
+  pthread_cond_destroy(&dev->clock_cv);
   if (dev->queue)
     clReleaseCommandQueue(dev->queue);
   if (dev->ctx)

@@ -26,6 +26,14 @@ struct wgs_device {
    * them usable; the device goes when the last goes (wgs__cl_dev_release). */
   int refs;
   pthread_mutex_t lazy;     /* the tools programs and the calibration, made on first use */
+  /* The host clock (cl_clock.c), on CPU devices without a clock of their own. */
+  int clock_ok;             /* 1: kernels see it move; -1: they do not; 0: not checked yet */
+  int clock_running, clock_stop, clock_inflight;
+  double clock_base;
+  pthread_t clock_thread;
+  pthread_mutex_t clock_mu;
+  pthread_cond_t clock_cv;
+  struct wgs_state *clock_states; /* states whose clock word it writes */
 };
 
 struct wgs_program {
@@ -53,6 +61,9 @@ struct wgs_state {
   cl_event timing;             /* the latest launch's event, when it asked for kernel_us */
   pthread_mutex_t lock;        /* launches and results on the state, one at a time (recursive:
                                   a synchronous launch takes its result under it) */
+  uint32_t *host;              /* the state's host memory where it has a host clock, else NULL */
+  struct wgs_state *clock_next;
+  int clock_pending;           /* launches not yet collected (they keep the clock ticking) */
 };
 
 struct wgs_buffer {
@@ -90,6 +101,16 @@ int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t g
 int wgs__cl_check_alloc(const wgs_device_t *dev, size_t bytes, const char *who);
 /* WGS_EINVAL when build options end in -D or -I with nothing after them. */
 int wgs__check_build_options(const char *who, const char *options);
+
+/* The host clock (cl_clock.c). */
+int wgs__clock_wanted(const wgs_device_t *dev);
+void *wgs__clock_host_alloc(size_t bytes);
+int wgs__clock_register(wgs_device_t *dev, struct wgs_state *st);
+void wgs__clock_unregister(wgs_device_t *dev, struct wgs_state *st);
+void wgs__clock_launch(wgs_device_t *dev, struct wgs_state *st);
+void wgs__clock_collect(wgs_device_t *dev, struct wgs_state *st);
+void wgs__clock_stop(wgs_device_t *dev);
+int wgs__clock_check(wgs_device_t *dev);
 
 /* Device and program references (cl_device.c, cl_program.c). */
 void wgs__cl_dev_retain(wgs_device_t *dev);

@@ -31,17 +31,28 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
     return wgs__fail(WGS_EINVAL, "wgs_state_create: max_groups is %u (expected 1 to %u)",
                      max_groups, 1u << 24);
   cl_int err;
+  int rc;
   size_t bytes = (size_t)WGS_STATE_WORDS(max_groups) * sizeof(uint32_t);
   int room = wgs__cl_check_alloc(dev, bytes, "wgs_state_create");
   if (room != WGS_OK)
     return room;
-  cl_mem m = clCreateBuffer(dev->ctx, CL_MEM_READ_WRITE, bytes, NULL, &err);
-  WGS__CL(err, "clCreateBuffer(state)");
+  /* A CPU device without a clock gets the state in host memory, for the host clock */
+  uint32_t *host = NULL;
+  if (wgs__clock_wanted(dev) && !(host = wgs__clock_host_alloc(bytes)))
+    return wgs__fail(WGS_ENOMEM, "wgs_state_create: out of memory (%zu bytes)", bytes);
+  cl_mem m = clCreateBuffer(dev->ctx, host ? CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR : CL_MEM_READ_WRITE,
+                            bytes, host, &err);
+  if (err != CL_SUCCESS) {
+    free(host);
+    return wgs__cl_fail("clCreateBuffer(state)", err);
+  }
   wgs_state_t *st = calloc(1, sizeof *st);
   if (!st) {
     clReleaseMemObject(m);
+    free(host);
     return wgs__fail(WGS_ENOMEM, "wgs_state_create: out of memory");
   }
+  st->host = host;
   st->dev = dev;
   wgs__cl_dev_retain(dev);
   pthread_mutexattr_t ma;
@@ -64,6 +75,10 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
     wgs_state_release(st);
     return wgs__cl_fail("wgs_state_create: clearing the state", err);
   }
+  if (host && (rc = wgs__clock_register(dev, st)) != WGS_OK) {
+    wgs_state_release(st);
+    return rc;
+  }
   *out = st;
   return WGS_OK;
 }
@@ -74,7 +89,12 @@ void wgs_state_release(wgs_state_t *st)
     return;
   if (st->timing)
     clReleaseEvent(st->timing);
+  if (st->host) {
+    clFinish(st->dev->queue); /* its host memory is freed below: nothing may still use it */
+    wgs__clock_unregister(st->dev, st);
+  }
   clReleaseMemObject(st->mem);
+  free(st->host);
   pthread_mutex_destroy(&st->lock);
   wgs__cl_dev_release(st->dev);
   free(st);
@@ -104,6 +124,12 @@ static int enqueue(wgs_state_t *st, cl_kernel kernel, unsigned state_arg, size_t
 {
   wgs_device_t *dev = st->dev;
   cl_command_queue q = dev->queue;
+  uint32_t ticked[WGS_CFG_WORDS];
+  if (st->host) { /* the spin unit the plan used (us_to_spin): the host clock where it works */
+    memcpy(ticked, cfgw, sizeof ticked);
+    ticked[WGS_CFG_TICKS] = dev->clock_ok > 0;
+    cfgw = ticked;
+  }
   if (!st->cfg_valid || memcmp(st->cfg, cfgw, sizeof st->cfg) != 0) {
     /* Blocking: the host copy may change before a non-blocking write would have read it. */
     st->cfg_valid = 0;
@@ -134,7 +160,11 @@ static int enqueue(wgs_state_t *st, cl_kernel kernel, unsigned state_arg, size_t
                                  "that argument a __global uint *?)",
                      state_arg, wgs_opencl_error_name(err));
   size_t global = (size_t)groups * local;
+  if (st->host && dev->clock_ok > 0)
+    wgs__clock_launch(dev, st); /* ticks until the result is read */
   err = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, nwait, wait, ev);
+  if (err != CL_SUCCESS && st->host && dev->clock_ok > 0)
+    wgs__clock_collect(dev, st);
   if (err != CL_SUCCESS)
     return wgs__fail(err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE ? WGS_ELIMIT
                                                                                      : WGS_EBACKEND,
@@ -183,6 +213,17 @@ static int us_to_spin(wgs_device_t *dev, double us, uint64_t *out)
 {
   if (dev->info.has_timer) {
     *out = wgs__saturate_u64(us * 1e3);
+    return WGS_OK;
+  }
+  if (wgs__clock_wanted(dev) && dev->clock_ok == 0) {
+    pthread_mutex_lock(&dev->lazy);
+    int rc = dev->clock_ok == 0 ? wgs__clock_check(dev) : WGS_OK;
+    pthread_mutex_unlock(&dev->lazy);
+    if (rc != WGS_OK)
+      return rc;
+  }
+  if (dev->clock_ok > 0) { /* the host clock: microseconds, at most 32 bits of them */
+    *out = us < 1 ? 1 : us > 4.0e9 ? UINT64_MAX : (uint64_t)us;
     return WGS_OK;
   }
   if (dev->iters_per_ms <= 0) {
@@ -294,6 +335,8 @@ static int state_result(wgs_state_t *st, wgs_launch_result *res_out)
   uint32_t glob[GLOBAL_WORDS];
   /* In-order queue: the read runs after the launches. */
   cl_int err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE, 0, sizeof glob, glob, 0, NULL, NULL);
+  if (st->host)
+    wgs__clock_collect(dev, st); /* the launches have ended: the clock may rest */
   if (err != CL_SUCCESS)
     return wgs__fail(WGS_EBACKEND, "kernel '%s' (%u groups) failed: %s", st->log.last.kname,
                      st->log.last.launched, wgs_opencl_error_name(err));

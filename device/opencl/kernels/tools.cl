@@ -115,3 +115,15 @@ __kernel void wgs_calibrate(__global uint *wgs)
       break;
   }
 }
+
+/* Whether this device sees the host clock (WGS_CFG_CLOCK) move while a kernel runs: one
+ * work-item reads it until it has advanced 2 ms, or gives up after `bound` reads. out[0]: 1 when
+ * it moved (the state's host memory is the device's: the spins can be timed by it), else 0. */
+__kernel void wgs_clock_check(__global uint *wgs, __global uint *out, uint bound)
+{
+  wgs_word_ptr g = (wgs_word_ptr)wgs;
+  uint t0 = wgs__ld_rlx(&g[WGS_G_CONFIG + WGS_CFG_CLOCK]), moved = 0;
+  for (uint i = 0; i < bound && !moved; ++i)
+    moved = wgs__ld_rlx(&g[WGS_G_CONFIG + WGS_CFG_CLOCK]) - t0 >= 2000u;
+  out[0] = moved;
+}
