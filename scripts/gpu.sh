@@ -8,6 +8,7 @@
 #   scripts/gpu.sh apps    build + the app tests on NVIDIA OpenCL and CUDA + Table 4 on both
 #   scripts/gpu.sh split   build + the work-group split tests and benchmark on NVIDIA OpenCL
 #   scripts/gpu.sh verify  build + the whole test suite (NVIDIA OpenCL and CUDA), no benchmarks
+#   scripts/gpu.sh defects build + the suite within SUITE_LIMIT s, then wgsync-bench-cuda end to end
 #   scripts/gpu.sh barrier build + the grid barrier's benchmarks: the counter barrier's shapes
 #                          (inlined, and as a call), grid.sync(), launch overhead, the CLI latency on
 #                          both backends (FULLTEST=1: the whole suite first, as verify; APPS=1:
@@ -453,6 +454,15 @@ if [ "$mode" = ncu ]; then   # a per-kernel profile of the app forms: NCU_APP on
   fi
   grep -E "^  [a-z_]+<|p_color|Duration|Registers Per|Achieved Occupancy|Stall|Warp Cycles Per Issued|Issued Warp|Memory Throughput|Block Limit|Waves Per SM|Grid Size|Threads  " "$f" | head -120
   tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
+  exit 0
+fi
+
+if [ "$mode" = defects ]; then   # the suite (bounded) and wgsync-bench-cuda end to end
+  (cd build-gpu && timeout "${SUITE_LIMIT:-260}" ctest -j1 --output-on-failure -E '^(model|fuzz)\.' > "$OUT/ctest-defects.log" 2>&1;
+   grep -E "tests passed|Failed|\*\*\*|Not Run|Total Test" "$OUT/ctest-defects.log" | tail -30)
+  mkdir -p "$OUT/bench-cuda"
+  timeout "${BENCH_LIMIT:-170}" build-gpu/bench/wgsync-bench-cuda "$OUT/bench-cuda" > "$OUT/bench-cuda.log" 2>&1
+  echo "wgsync-bench-cuda exit $?"; cat "$OUT/bench-cuda.log"
   exit 0
 fi
 
