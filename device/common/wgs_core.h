@@ -1016,8 +1016,9 @@ WGS_FN void wgs__split_misuse(wgs_env *env, unsigned site)
   (void)env, (void)site;
 #endif
 }
-/* The representative's step of a split arrive (WGS_STEP_FN, as wgs__rep_arrive). */
-WGS_STEP_FN void wgs__rep_split_arrive(const wgs_env *env, unsigned site)
+/* The representative's step of a split arrive (inlined: as a call, PoCL 3.1 under workitemrepl let
+ * the split grid barrier through early, the self-test's stale reads). */
+WGS_FN void wgs__rep_split_arrive(const wgs_env *env, unsigned site)
 {
   wgs__check_entry(env, site);
   if (env->participating)

@@ -199,8 +199,9 @@ typedef ulong wgs__u64;
  * inlined them and merged their `local id == 0` tests into one branch right after the
  * work-group barrier, PoCL 3.1 (loopvec) formed the parallel region after that barrier without
  * the branch's local-id-0 side, so no group ever arrived and a grid barrier in a loop hung.
- * Elsewhere they are inlined. */
-#if defined(POCL_DEVICE_ADDRESS_BITS)
+ * Elsewhere they are inlined, and under PoCL's workitemrepl method too (WGS_POCL_REPLICATES,
+ * set by the host from POCL_WORK_GROUP_METHOD), whose compiler crashed on the calls. */
+#if defined(POCL_DEVICE_ADDRESS_BITS) && !defined(WGS_POCL_REPLICATES)
 #define WGS_STEP_FN __attribute__((noinline)) static
 #else
 #define WGS_STEP_FN WGS_FN
