@@ -35,8 +35,9 @@
  *   WGS__ENV_STARTS_EMPTY     1 where wgs_env starts with s == 0 (WGS__INIT): grid barriers can
  *                             then tell a group outside the launch and leave early (CUDA)
  *   WGS_BARRIER_FN            how wgs__grid_barrier is declared (inlined, or a call)
- *   WGS_STEP_FN               how a grid barrier's representative steps are declared (inlined;
- *                             a call where the compiler must see them as one opaque step: PoCL)
+ *   WGS_STEP_FN               how a grid barrier's phases between its work-group barriers are
+ *                             declared (inlined; a call where each region between barriers must
+ *                             be one opaque step for the compiler: PoCL)
  *
  * Memory ordering is that of the C11/PTX models at device scope, and every site says why its
  * ordering is enough. The state's layout is wgs_layout.h; the host side is src/.
@@ -757,7 +758,7 @@ WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned targ
  * pollers poll. One poll loop serves the three (the combiner's work-items, a sharded launch's
  * representatives, an unsharded launch's): three inlined loops took the apps' CUDA kernels up
  * to 15 registers more. made: the count the arrival made when it waited for its add, else 0. */
-WGS_STEP_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, unsigned site)
+WGS_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, unsigned site)
 {
   unsigned want = env->counted + 1u, lid = env->local_id, n = env->num_groups;
   unsigned ls = wgs__log2_shards(env), lr = wgs__log2_replicas(env), sharded = wgs__sharded(env);
@@ -906,31 +907,65 @@ WGS_FN unsigned wgs__group_or_global(const wgs_env *env, unsigned slot, unsigned
 #define wgs__group_barrier_or(env, slot, v) wgs__group_or_global((env), (slot), (v))
 #endif
 
-/* The representative's steps between B1 and the join (local id 0 of every group): the entry
- * record and checks, the OR's tag when its group saw a nonzero value (tag), and the arrival: a
- * counter barrier's add (returning the count it made when it waited for it, else 0), or an XF
- * slave's flag (Fig. 2(b) line 3). */
-WGS_STEP_FN unsigned wgs__rep_arrive(const wgs_env *env, unsigned site, unsigned xf, unsigned tag)
+/* The steps between a grid barrier's work-group barriers, each phase one function: the
+ * regions between the barriers are then one call each where WGS_STEP_FN makes them calls (PoCL:
+ * with the steps inlined, clang merged their local-id tests into a branch right after B1 and
+ * PoCL 3.1 built the next region without its local-id-0 side, so no group arrived and the
+ * README's kernel hung; another inlined shape took PoCL minutes to compile).
+ *
+ * Phase 1, between B1 and the join: the representative records its entry (checked builds),
+ * stores the OR's tag when its group saw a nonzero value (tag; before the arrival, which
+ * releases it) and arrives: a counter barrier's add, an XF slave's flag (Fig. 2(b) line 3).
+ * Then the counter barrier's early pollers poll, and the XF master's work-items wait for the
+ * slaves (Fig. 2(a) line 2). Returns the count the arrival made when it waited for its add. */
+WGS_STEP_FN unsigned wgs__barrier_phase1(const wgs_env *env, unsigned site, unsigned xf, unsigned tag,
+                                         unsigned early)
 {
-  wgs__check_entry(env, site);
-  if (!env->participating)
-    return 0u;
-  if (tag) /* before the arrival below, which releases it */
-    wgs__st_rlx(env->s + WGS_W_OR + (env->instance & 1u), env->instance + 1u);
-  if (!xf)
-    return wgs__counter_arrive(env, 1u);
-  if (env->group_id != 0u)
-    wgs__st_rel(env->s + WGS_OFF_FLAG(env->max_groups) + env->group_id, 1u);
-  return 0u;
+  unsigned made = 0u, part = env->participating, id = env->group_id, lid = env->local_id;
+  if (lid == 0u) {
+    wgs__check_entry(env, site);
+    if (part && tag)
+      wgs__st_rlx(env->s + WGS_W_OR + (env->instance & 1u), env->instance + 1u);
+    if (part && !xf)
+      made = wgs__counter_arrive(env, 1u);
+    else if (part && id != 0u)
+      wgs__st_rel(env->s + WGS_OFF_FLAG(env->max_groups) + id, 1u);
+  }
+  if (!part) {
+  } else if (!xf) {
+    wgs__counter_poll(env, early, made, site);
+  } else if (id == 0u) {
+    wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
+    for (unsigned g = lid + 1u; g < env->num_groups; g += env->local_size)
+      wgs__wait_while(env, &flag[g], 0u, site);
+  }
+  return made;
+}
+/* Phase 2, between the join and B3: the counter barrier's combiner publishes and the late
+ * pollers poll; the XF master releases the slaves (Fig. 2(a) line 8), each slave's
+ * representative waits for its release (Fig. 2(b) line 4). */
+WGS_STEP_FN void wgs__barrier_phase2(const wgs_env *env, unsigned site, unsigned xf, unsigned early,
+                                     unsigned made)
+{
+  unsigned part = env->participating, id = env->group_id, lid = env->local_id;
+  wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
+  if (!part) {
+  } else if (!xf) {
+    wgs__counter_publish(env, part);
+    wgs__counter_poll(env, !early, made, site);
+  } else if (id == 0u) {
+    for (unsigned g = lid + 1u; g < env->num_groups; g += env->local_size)
+      wgs__st_rel(&flag[g], 0u);
+  } else if (lid == 0u) {
+    wgs__wait_while(env, &flag[id], 1u, site);
+  }
 }
 /* with_or: wgs_grid_barrier_or (a constant where inlined, so the plain barrier holds none of
  * its code); v: the work-item's value. Returns the OR over the grid, 0 without with_or. */
 WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf, unsigned with_or, unsigned v)
 {
-  wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   wgs_word_ptr orw = env->s + WGS_W_OR + (env->instance & 1u);
-  unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
-  unsigned part = env->participating, made = 0u, any = 0u;
+  unsigned lid = env->local_id, part = env->participating, any = 0u;
   unsigned early = !WGS_REPS_POLL_AFTER_JOIN || wgs__combiner(env);
   wgs__count_entry(env);
   /* B1 = Fig. 2(b) line 1; before the counter's release add */
@@ -938,28 +973,9 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
     any = wgs__group_barrier_or(env, 0u, v);
   else
     wgs__group_barrier();
-  /* The representative's steps, in one call (WGS_STEP_FN: a real call on PoCL, whose 3.1
-   * compiler dropped every group's arrival when these tests were inlined and threaded) */
-  if (lid == 0u)
-    made = wgs__rep_arrive(env, site, xf, with_or && any);
-  if (!part) {
-  } else if (!xf) {
-    wgs__counter_poll(env, early, made, site);
-  } else if (id == 0u) {
-    for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
-      wgs__wait_while(env, &flag[g], 0u, site);
-  }
+  unsigned made = wgs__barrier_phase1(env, site, xf, with_or && any, early);
   WGS__JOIN(env, part, xf); /* B2 = Fig. 2(a) line 5 */
-  if (!part) {
-  } else if (!xf) {
-    wgs__counter_publish(env, part);
-    wgs__counter_poll(env, !early, made, site);
-  } else if (id == 0u) {
-    for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
-      wgs__st_rel(&flag[g], 0u);
-  } else if (lid == 0u) {
-    wgs__wait_while(env, &flag[id], 1u, site); /* Fig. 2(b) line 4: wait for release */
-  }
+  wgs__barrier_phase2(env, site, xf, early, made);
   /* B3 = Fig. 2(b) line 6; carries the acquire to the group */
   if (with_or) {
     /* lid 0 has acquired every arrival: its own poll's acquire (a representative), the join
@@ -1016,14 +1032,6 @@ WGS_FN void wgs__split_misuse(wgs_env *env, unsigned site)
   (void)env, (void)site;
 #endif
 }
-/* The representative's step of a split arrive (inlined: as a call, PoCL 3.1 under workitemrepl let
- * the split grid barrier through early, the self-test's stale reads). */
-WGS_FN void wgs__rep_split_arrive(const wgs_env *env, unsigned site)
-{
-  wgs__check_entry(env, site);
-  if (env->participating)
-    (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
-}
 WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
 {
   WGS__LEAVE_IF_OUTSIDER(env, site, 1);
@@ -1031,8 +1039,11 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
   wgs__count_entry(env);
   wgs__group_barrier(); /* every work-item's writes before the representative's release */
-  if (env->local_id == 0u)
-    wgs__rep_split_arrive(env, site);
+  if (env->local_id == 0u) {
+    wgs__check_entry(env, site);
+    if (env->participating)
+      (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
+  }
   env->split_state = 1u;
 }
 WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)

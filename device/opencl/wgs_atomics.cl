@@ -194,14 +194,12 @@ typedef ulong wgs__u64;
 #define WGS__ENV_STARTS_EMPTY 0 /* no struct defaults in C: wgs_discover fills the whole env */
 #define WGS__INIT(v)
 #define WGS_BARRIER_FN WGS_FN
-/* The representative's steps between a grid barrier's first work-group barrier and its join.
- * PoCL (POCL_DEVICE_ADDRESS_BITS is its predefined macro) gets them as a call: when clang had
- * inlined them and merged their `local id == 0` tests into one branch right after the
- * work-group barrier, PoCL 3.1 (loopvec) formed the parallel region after that barrier without
- * the branch's local-id-0 side, so no group ever arrived and a grid barrier in a loop hung.
- * Elsewhere they are inlined, and under PoCL's workitemrepl method too (WGS_POCL_REPLICATES,
- * set by the host from POCL_WORK_GROUP_METHOD), whose compiler crashed on the calls. */
-#if defined(POCL_DEVICE_ADDRESS_BITS) && !defined(WGS_POCL_REPLICATES)
+/* A grid barrier's steps between its work-group barriers (device/common/wgs_core.h). PoCL
+ * (POCL_DEVICE_ADDRESS_BITS is its predefined macro) gets them as calls, so that each region
+ * between barriers is one call: with them inlined, PoCL 3.1 built regions without the local-id-0
+ * side of a branch (the README's kernel hung under loopvec), let the split barrier through early
+ * (workitemrepl), and took minutes to compile other shapes. Elsewhere they are inlined. */
+#if defined(POCL_DEVICE_ADDRESS_BITS)
 #define WGS_STEP_FN __attribute__((noinline)) static
 #else
 #define WGS_STEP_FN WGS_FN

@@ -253,16 +253,12 @@ static void set_build_options(wgs_device_t *dev)
    * checked ones and launched with an unbounded spin limit (UINT64_MAX; cl_launch.c): nothing
    * ever times out, and only a CPU pays the bound's few instructions per spin. */
   int pocl = strstr(in->platform_name, "Portable Computing Language") != NULL;
-  /* PoCL's work-group method decides how the device library's steps compile (WGS_STEP_FN in
-   * device/opencl/wgs_atomics.cl): PoCL reads it from the environment, so the host does too */
-  const char *method = pocl ? getenv("POCL_WORK_GROUP_METHOD") : NULL;
-  const char *repl = method && !strcmp(method, "workitemrepl") ? " -D WGS_POCL_REPLICATES=1" : "";
-  snprintf(dev->opts[0], sizeof dev->opts[0], "%s %s%s%s", std, layer,
-           pocl ? " -D WGS_CHECKED=1 -D WGS_CHECK_MISUSE=0 -D WGS_UNCHECKED_BUILD=1" : "", repl);
+  snprintf(dev->opts[0], sizeof dev->opts[0], "%s %s%s", std, layer,
+           pocl ? " -D WGS_CHECKED=1 -D WGS_CHECK_MISUSE=0 -D WGS_UNCHECKED_BUILD=1" : "");
   /* (the misuse checks are left out: the host ignores them for an unchecked program, and their
    * per-work-item atomics made a persistent bfs on PoCL 10-40% slower; WGS_UNCHECKED_BUILD is a
    * marker for wgs_launch_opencl) */
-  snprintf(dev->opts[1], sizeof dev->opts[1], "%s %s -D WGS_CHECKED=1%s", std, layer, repl);
+  snprintf(dev->opts[1], sizeof dev->opts[1], "%s %s -D WGS_CHECKED=1", std, layer);
 }
 
 static int finish_open(wgs_device_t *dev)
