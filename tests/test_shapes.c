@@ -36,22 +36,6 @@ static void on_alarm(int sig)
   _exit(1);
 }
 
-static char *read_text(const char *name)
-{
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", WGS_TEST_KERNEL_DIR, name);
-  FILE *f = fopen(path, "rb");
-  CHECK_MSG(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  CHECK(s && fread(s, 1, (size_t)n, f) == (size_t)n);
-  s[n] = '\0';
-  fclose(f);
-  return s;
-}
-
 typedef struct {
   const char *name;
   unsigned flags;

@@ -26,25 +26,6 @@
 static size_t LOCAL = 64;
 #define TIMEOUT_MS 400.0
 
-static char *read_text(const char *name)
-{
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", WGS_TEST_KERNEL_DIR, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    exit(1);
-  }
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  CHECK(s && fread(s, 1, (size_t)n, f) == (size_t)n);
-  s[n] = '\0';
-  fclose(f);
-  return s;
-}
-
 static wgs_device_t *open_default(wgs_device_info *info)
 {
   wgs_device_t *dev = NULL;

@@ -1,8 +1,8 @@
 /*
  * The host clock, for CPU devices without a clock of their own (PoCL, Intel's CPU runtime):
  * OpenCL C has no clock, and spin iterations calibrated once do not measure time on a CPU whose
- * cores other threads share (a 1.5 s bound fired after 0.45 s on one runtime and a 200 ms bound
- * after 1.1 s on another). So a state on such a device lives in host memory the device uses
+ * cores other threads share (bounds fired several times early on one runtime and several times
+ * late on another). So a state on such a device lives in host memory the device uses
  * directly (CL_MEM_USE_HOST_PTR), and while launches run, one thread per device writes the
  * microseconds since it started into each state's WGS_CFG_CLOCK word every 100 us. The device
  * reads that word to bound its spins and time the close wait (device/common/wgs_core.h).
@@ -144,18 +144,16 @@ int wgs__clock_check(wgs_device_t *dev)
   if (rc == WGS_OK)
     rc = wgs_buffer_create(dev, sizeof moved, &out);
   if (rc == WGS_OK && st->host) {
-    cl_int err = clSetKernelArg(k->k, 0, sizeof st->mem, &st->mem);
-    err |= clSetKernelArg(k->k, 1, sizeof out->mem, &out->mem);
-    err |= clSetKernelArg(k->k, 2, sizeof bound, &bound);
     size_t one = 1;
-    wgs__clock_launch(dev, st);
-    if (err == CL_SUCCESS)
-      err = clEnqueueNDRangeKernel(dev->queue, k->k, 1, NULL, &one, &one, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-      err = clEnqueueReadBuffer(dev->queue, out->mem, CL_TRUE, 0, sizeof moved, &moved, 0, NULL, NULL);
-    wgs__clock_collect(dev, st);
-    if (err != CL_SUCCESS)
-      rc = wgs__cl_fail("the host clock's check kernel", err);
+    if ((rc = wgs_kernel_set_arg(k, 0, sizeof st->mem, &st->mem)) == WGS_OK &&
+        (rc = wgs_kernel_set_arg_buffer(k, 1, out)) == WGS_OK &&
+        (rc = wgs_kernel_set_arg(k, 2, sizeof bound, &bound)) == WGS_OK) {
+      wgs__clock_launch(dev, st); /* ticks while the kernel runs */
+      rc = wgs_kernel_run(k, 1, &one, &one);
+      wgs__clock_collect(dev, st);
+    }
+    if (rc == WGS_OK)
+      rc = wgs_buffer_read(out, 0, sizeof moved, &moved);
   }
   dev->clock_ok = rc == WGS_OK && moved ? 1 : -1;
   wgs_buffer_release(out);

@@ -8,6 +8,14 @@
  * show as a value below the trip count.
  */
 #define SHIFT 37u
+/* One step of the shapes that read another group's word: dst[i] <- src[i + SHIFT] + 1, over
+ * the participating groups, a and b swapping roles each step. */
+#define SHIFT_STEP(it)                                                                        \
+  do {                                                                                        \
+    __global uint *src = ((it) & 1u) ? b : a, *dst = ((it) & 1u) ? a : b;                   \
+    for (size_t i = wgs_get_global_id(&env); i < n; i += wgs_get_global_size(&env))          \
+      dst[i] = src[(i + SHIFT) % n] + 1u;                                                     \
+  } while (0)
 
 #if defined(SHAPE_readme)
 /* The README's kernel as printed there: every word goes up by one per step. */
@@ -32,9 +40,7 @@ __kernel void stride(__global uint *wgs, __global uint *a, __global uint *b, uin
   wgs_env env;
   if (wgs_discover(wgs, &env)) {
     for (uint it = 0; it < iters; ++it) {
-      __global uint *src = (it & 1u) ? b : a, *dst = (it & 1u) ? a : b;
-      for (size_t i = wgs_get_global_id(&env); i < n; i += wgs_get_global_size(&env))
-        dst[i] = src[(i + SHIFT) % n] + 1u;
+      SHIFT_STEP(it);
       wgs_grid_barrier(&env);
     }
   }
@@ -81,9 +87,7 @@ __kernel void or_loop(__global uint *wgs, __global uint *a, __global uint *b, ui
     uint it = 0, go = 1;
     size_t last = wgs_get_global_size(&env) - 1;
     while (go) {
-      __global uint *src = (it & 1u) ? b : a, *dst = (it & 1u) ? a : b;
-      for (size_t i = wgs_get_global_id(&env); i < n; i += wgs_get_global_size(&env))
-        dst[i] = src[(i + SHIFT) % n] + 1u;
+      SHIFT_STEP(it);
       ++it;
       go = wgs_grid_barrier_or(&env, wgs_get_global_id(&env) == last && it < iters);
     }
@@ -100,9 +104,7 @@ __kernel void split(__global uint *wgs, __global uint *a, __global uint *b, uint
   if (wgs_discover(wgs, &env)) {
     uint mine = 0;
     for (uint it = 0; it < iters; ++it) {
-      __global uint *src = (it & 1u) ? b : a, *dst = (it & 1u) ? a : b;
-      for (size_t i = wgs_get_global_id(&env); i < n; i += wgs_get_global_size(&env))
-        dst[i] = src[(i + SHIFT) % n] + 1u;
+      SHIFT_STEP(it);
       wgs_grid_arrive(&env);
       mine += it * (uint)get_local_id(0);
       wgs_grid_wait(&env);
@@ -121,9 +123,7 @@ __kernel void or_wide(__global uint *wgs, __global uint *a, __global uint *b, ui
     uint it = 0, go = 1;
     size_t last = wgs_get_global_size(&env) - 1;
     while (go) {
-      __global uint *src = (it & 1u) ? b : a, *dst = (it & 1u) ? a : b;
-      for (size_t i = wgs_get_global_id(&env); i < n; i += wgs_get_global_size(&env))
-        dst[i] = src[(i + SHIFT) % n] + 1u;
+      SHIFT_STEP(it);
       ++it;
       int mine = wgs_get_global_id(&env) == last && it < iters;
       if (it & 1u)
