@@ -35,9 +35,8 @@
  *   WGS__ENV_STARTS_EMPTY     1 where wgs_env starts with s == 0 (WGS__INIT): grid barriers can
  *                             then tell a group outside the launch and leave early (CUDA)
  *   WGS_BARRIER_FN            how wgs__grid_barrier is declared (inlined, or a call)
- *   WGS_STEP_FN               how a grid barrier's phases between its work-group barriers are
- *                             declared (inlined; a call where each region between barriers must
- *                             be one opaque step for the compiler: PoCL)
+ *   WGS_PHASE_CALLS           1 where a grid barrier's steps between its work-group barriers
+ *                             must be calls the compiler cannot see into (PoCL), else 0
  *
  * Memory ordering is that of the C11/PTX models at device scope, and every site says why its
  * ordering is enough. The state's layout is wgs_layout.h; the host side is src/.
@@ -907,19 +906,23 @@ WGS_FN unsigned wgs__group_or_global(const wgs_env *env, unsigned slot, unsigned
 #define wgs__group_barrier_or(env, slot, v) wgs__group_or_global((env), (slot), (v))
 #endif
 
-/* The steps between a grid barrier's work-group barriers, each phase one function: the
- * regions between the barriers are then one call each where WGS_STEP_FN makes them calls (PoCL:
- * with the steps inlined, clang merged their local-id tests into a branch right after B1 and
- * PoCL 3.1 built the next region without its local-id-0 side, so no group arrived and the
- * README's kernel hung; another inlined shape took PoCL minutes to compile).
+#if WGS_PHASE_CALLS
+/* Where the layer asks for it (WGS_PHASE_CALLS: PoCL), the steps between a grid barrier's
+ * work-group barriers are two functions that are never inlined, so that every region PoCL forms
+ * between barriers is one call. With the steps inlined, clang merged their local-id tests into a
+ * branch right after B1 and PoCL 3.1 formed the next region without its local-id-0 side, so no
+ * group arrived and the README's kernel hung (tests/test_shapes.c); finer calls crashed its
+ * compiler or took it minutes. They are the inlined steps of wgs__grid_barrier_body in the same
+ * order, arranged per phase; elsewhere the inlined arrangement stays (this one measured slower
+ * on CUDA, 1056 x 256 and 2112 x 128 on an H100).
  *
  * Phase 1, between B1 and the join: the representative records its entry (checked builds),
  * stores the OR's tag when its group saw a nonzero value (tag; before the arrival, which
  * releases it) and arrives: a counter barrier's add, an XF slave's flag (Fig. 2(b) line 3).
  * Then the counter barrier's early pollers poll, and the XF master's work-items wait for the
  * slaves (Fig. 2(a) line 2). Returns the count the arrival made when it waited for its add. */
-WGS_STEP_FN unsigned wgs__barrier_phase1(const wgs_env *env, unsigned site, unsigned xf, unsigned tag,
-                                         unsigned early)
+__attribute__((noinline)) static unsigned wgs__barrier_phase1(const wgs_env *env, unsigned site,
+                                                             unsigned xf, unsigned tag, unsigned early)
 {
   unsigned made = 0u, part = env->participating, id = env->group_id, lid = env->local_id;
   if (lid == 0u) {
@@ -944,8 +947,8 @@ WGS_STEP_FN unsigned wgs__barrier_phase1(const wgs_env *env, unsigned site, unsi
 /* Phase 2, between the join and B3: the counter barrier's combiner publishes and the late
  * pollers poll; the XF master releases the slaves (Fig. 2(a) line 8), each slave's
  * representative waits for its release (Fig. 2(b) line 4). */
-WGS_STEP_FN void wgs__barrier_phase2(const wgs_env *env, unsigned site, unsigned xf, unsigned early,
-                                     unsigned made)
+__attribute__((noinline)) static void wgs__barrier_phase2(const wgs_env *env, unsigned site,
+                                                         unsigned xf, unsigned early, unsigned made)
 {
   unsigned part = env->participating, id = env->group_id, lid = env->local_id;
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
@@ -960,12 +963,15 @@ WGS_STEP_FN void wgs__barrier_phase2(const wgs_env *env, unsigned site, unsigned
     wgs__wait_while(env, &flag[id], 1u, site);
   }
 }
+#endif
 /* with_or: wgs_grid_barrier_or (a constant where inlined, so the plain barrier holds none of
  * its code); v: the work-item's value. Returns the OR over the grid, 0 without with_or. */
 WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf, unsigned with_or, unsigned v)
 {
+  wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   wgs_word_ptr orw = env->s + WGS_W_OR + (env->instance & 1u);
-  unsigned lid = env->local_id, part = env->participating, any = 0u;
+  unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
+  unsigned part = env->participating, made = 0u, any = 0u;
   unsigned early = !WGS_REPS_POLL_AFTER_JOIN || wgs__combiner(env);
   wgs__count_entry(env);
   /* B1 = Fig. 2(b) line 1; before the counter's release add */
@@ -973,9 +979,38 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
     any = wgs__group_barrier_or(env, 0u, v);
   else
     wgs__group_barrier();
-  unsigned made = wgs__barrier_phase1(env, site, xf, with_or && any, early);
+#if WGS_PHASE_CALLS
+  made = wgs__barrier_phase1(env, site, xf, with_or && any, early);
   WGS__JOIN(env, part, xf); /* B2 = Fig. 2(a) line 5 */
   wgs__barrier_phase2(env, site, xf, early, made);
+#else
+  if (lid == 0u)
+    wgs__check_entry(env, site);
+  if (with_or && any && part && lid == 0u) /* before the arrival below, which releases it */
+    wgs__st_rlx(orw, env->instance + 1u);
+  if (!part) {
+  } else if (!xf) {
+    if (lid == 0u)
+      made = wgs__counter_arrive(env, 1u);
+    wgs__counter_poll(env, part && early, made, site);
+  } else if (id == 0u) {
+    for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
+      wgs__wait_while(env, &flag[g], 0u, site);
+  } else if (lid == 0u) {
+    wgs__st_rel(&flag[id], 1u); /* Fig. 2(b) line 3: arrive */
+  }
+  WGS__JOIN(env, part, xf); /* B2 = Fig. 2(a) line 5 */
+  if (!part) {
+  } else if (!xf) {
+    wgs__counter_publish(env, part);
+    wgs__counter_poll(env, !early, made, site);
+  } else if (id == 0u) {
+    for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
+      wgs__st_rel(&flag[g], 0u);
+  } else if (lid == 0u) {
+    wgs__wait_while(env, &flag[id], 1u, site); /* Fig. 2(b) line 4: wait for release */
+  }
+#endif
   /* B3 = Fig. 2(b) line 6; carries the acquire to the group */
   if (with_or) {
     /* lid 0 has acquired every arrival: its own poll's acquire (a representative), the join

@@ -154,7 +154,7 @@ typedef unsigned long long wgs__u64;
 #define WGS_BARRIER_FN WGS_DEV
 #endif
 
-#define WGS_STEP_FN WGS_DEV
+#define WGS_PHASE_CALLS 0
 
 #include "wgs_core.h"
 

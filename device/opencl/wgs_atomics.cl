@@ -194,15 +194,12 @@ typedef ulong wgs__u64;
 #define WGS__ENV_STARTS_EMPTY 0 /* no struct defaults in C: wgs_discover fills the whole env */
 #define WGS__INIT(v)
 #define WGS_BARRIER_FN WGS_FN
-/* A grid barrier's steps between its work-group barriers (device/common/wgs_core.h). PoCL
- * (POCL_DEVICE_ADDRESS_BITS is its predefined macro) gets them as calls, so that each region
- * between barriers is one call: with them inlined, PoCL 3.1 built regions without the local-id-0
- * side of a branch (the README's kernel hung under loopvec), let the split barrier through early
- * (workitemrepl), and took minutes to compile other shapes. Elsewhere they are inlined. */
+/* A grid barrier's steps between its work-group barriers as calls (device/common/wgs_core.h,
+ * WGS_PHASE_CALLS) on PoCL, whose predefined macro POCL_DEVICE_ADDRESS_BITS names it. */
 #if defined(POCL_DEVICE_ADDRESS_BITS)
-#define WGS_STEP_FN __attribute__((noinline)) static
+#define WGS_PHASE_CALLS 1
 #else
-#define WGS_STEP_FN WGS_FN
+#define WGS_PHASE_CALLS 0
 #endif
 #define wgs__mirror_put(s, word, v) ((void)0) /* OpenCL states have no host-mapped mirror */
 #define wgs__group_index() ((unsigned)get_group_id(0))
