@@ -190,7 +190,8 @@ typedef enum {
 } wgs_barrier;
 
 typedef struct {
-  size_t local_size;        /* work-items per group; 0: 256 capped at the kernel's maximum */
+  size_t local_size;        /* work-items per group; 0: the kernel's reqd_work_group_size, else
+                               256 capped at the kernel's maximum */
   uint32_t groups;          /* groups to launch; 0: over-provisioned default */
   unsigned state_arg;       /* kernel argument index that receives the state buffer */
   wgs_lock lock;

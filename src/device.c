@@ -44,6 +44,9 @@ int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
   wgs_device_select want = {-1, -1, NULL};
   if (sel)
     want = *sel;
+  if (want.platform < -1 || want.device < -1)
+    return wgs__fail(WGS_EINVAL, "wgs_device_open: platform %d, device %d: expected indices from "
+                     "0, or -1 for any", want.platform, want.device);
   int unset = want.platform < 0 && want.device < 0 && !want.name;
   const char *name = want.name, *env = getenv("WGSYNC_DEVICE");
   if (unset && env && *env)

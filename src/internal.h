@@ -103,6 +103,7 @@ typedef struct {
   char kname[128];       /* kernel name for messages ("" when unknown) */
   uint32_t mode;         /* WGS_MODE_* */
   uint32_t launched;     /* groups launched */
+  uint32_t local;        /* work-items per group */
   uint32_t delay;
   int checked;           /* decode the error report (checked builds) */
   int epochs;            /* launch epochs (the kernel clears; else the host reset the state) */
@@ -121,6 +122,11 @@ int wgs__log_pending(const wgs__launch_log *log, const char *who);
 /* Fills res for the latest launch from the state's first WGS_G_LINES lines (glob) and returns
  * its status, with one message on every backend; the next result counts launches afresh. */
 int wgs__log_result(wgs__launch_log *log, const uint32_t *glob, wgs_launch_result *res);
+/* After a checked launch that reported nothing: every participant's work-item entries (witems)
+ * must be its local size times the entries whose representative ran on (entered); sites: the
+ * line each last entered. WGS_EMISUSE naming the first group where they differ, else WGS_OK. */
+int wgs__check_entries(const wgs__launch_record *lr, uint32_t participants, const uint32_t *entered,
+                       const uint32_t *witems, const uint32_t *sites);
 /* First start to last end of the participants' protocol stamps (4 words per group); -1. */
 double wgs__protocol_us(const uint32_t *t, uint32_t groups);
 

@@ -176,6 +176,33 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
   return WGS_OK;
 }
 
+/* A grid barrier reached by only some work-items of a group is undefined behaviour, and what a
+ * compiler makes of it differs: NVIDIA and PoCL run the representative on, where
+ * wgs__check_entry reports it; Intel's CPU runtime ends the work-items that reached the barrier
+ * at its first work-group barrier, so no code after it runs, no check either, and (every group
+ * alike) nothing ever waits. The entry counts, taken before that barrier, still tell. */
+int wgs__check_entries(const wgs__launch_record *lr, uint32_t participants, const uint32_t *entered,
+                       const uint32_t *witems, const uint32_t *sites)
+{
+  for (uint32_t g = 0; g < participants; g++) {
+    /* 0: no entry, or a build without misuse checks (WGS_CHECK_MISUSE=0), which counts none */
+    if (witems[g] == 0 || (uint64_t)witems[g] == (uint64_t)entered[g] * lr->local)
+      continue;
+    char who[160];
+    if (lr->kname[0])
+      snprintf(who, sizeof who, "kernel '%s'", lr->kname);
+    else
+      snprintf(who, sizeof who, "the kernel");
+    return wgs__fail(WGS_EMISUSE, "%s: grid barrier at user line %u was entered by only some "
+                                  "work-items of group %u (%u work-item entries, where %u entries "
+                                  "of all %u make %llu; those that entered stopped there); every "
+                                  "work-item of a participating group must call it", who, sites[g],
+                     g, witems[g], entered[g], lr->local,
+                     (unsigned long long)entered[g] * lr->local);
+  }
+  return WGS_OK;
+}
+
 int wgs__log_result(wgs__launch_log *log, const uint32_t *glob, wgs_launch_result *res)
 {
   uint32_t before = log->launches == 1 ? log->epoch : UINT32_MAX;
@@ -258,6 +285,7 @@ void wgs__log_plan(wgs__launch_log *log, const char *kname, const wgs__launch_pl
   snprintf(lr->kname, sizeof lr->kname, "%s", kname ? kname : "");
   lr->mode = p->mode;
   lr->launched = p->groups;
+  lr->local = (uint32_t)p->local;
   lr->delay = cfg->delay;
   lr->checked = c->checked;
   lr->epochs = c->epochs;

@@ -502,6 +502,7 @@ WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned first, unsigne
   wgs__zero(h, WGS_OFF_CALLS(mg), used, first, stride);
   wgs__zero(h, WGS_OFF_WITEMS(mg), used, first, stride);
   wgs__zero(h, WGS_OFF_GROUP_OR(mg), 2u * used, first, stride);
+  wgs__zero(h, WGS_OFF_SITE(mg), used, first, stride);
 }
 
 /*
@@ -594,18 +595,25 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
 
 /*
  * Checked builds, on entering a grid barrier (or a split arrive): every work-item counts itself
- * in the group's entry count before the first work-group barrier; after it, the representative
+ * in the group's entry count at the call site (the API's macros below), before the call: a
+ * compiler may stop a work-item at a call that holds work-group barriers when only part of the
+ * group makes it (Intel's CPU runtime does, where the function is not inlined), so a count in
+ * the callee would never be taken. After the first work-group barrier, the representative
  * records the group's arrival (named in deadlock reports) and checks the rules a kernel can
  * break here: the call comes from a group wgs_discover turned away, or from only some of the
  * group's work-items.
  */
-WGS_FN void wgs__count_entry(const wgs_env *env)
+WGS_FN void wgs__count_entry(const wgs_env *env, unsigned site)
 {
 #if WGS_CHECK_MISUSE
-  if (env->participating)
+  if (env->s != 0 && env->participating) { /* (s: 0 in an environment wgs_discover never filled) */
     (void)wgs__add_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id, 1u);
+    /* for the host's check after the launch (src/launch.c, wgs__check_entries): where the
+     * code after the first work-group barrier never ran, no check below did either */
+    wgs__st_rlx(env->s + WGS_OFF_SITE(env->max_groups) + env->group_id, site);
+  }
 #else
-  (void)env;
+  (void)env, (void)site;
 #endif
 }
 WGS_FN void wgs__check_entry(const wgs_env *env, unsigned site)
@@ -973,7 +981,6 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
   unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
   unsigned part = env->participating, made = 0u, any = 0u;
   unsigned early = !WGS_REPS_POLL_AFTER_JOIN || wgs__combiner(env);
-  wgs__count_entry(env);
   /* B1 = Fig. 2(b) line 1; before the counter's release add */
   if (with_or)
     any = wgs__group_barrier_or(env, 0u, v);
@@ -1072,7 +1079,6 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
   WGS__LEAVE_IF_OUTSIDER(env, site, 1);
   if (env->split_state != 0u)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
-  wgs__count_entry(env);
   wgs__group_barrier(); /* every work-item's writes before the representative's release */
   if (env->local_id == 0u) {
     wgs__check_entry(env, site);
@@ -1101,13 +1107,17 @@ WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
 #define wgs_discover(state, env) wgs__discover((state), (env), (unsigned)__LINE__)
 /* Grid barrier among the participating groups of env; every work-item of every participating
  * group calls it the same number of times (seed 003 §4.3). */
-#define wgs_grid_barrier(env) wgs__grid_barrier((env), (unsigned)__LINE__)
+#define wgs_grid_barrier(env) \
+  (wgs__count_entry((env), (unsigned)__LINE__), wgs__grid_barrier((env), (unsigned)__LINE__))
 /* The same barrier, returning (in every work-item) whether any work-item of any participating
  * group passed v != 0: the "did anything change?" of an iterative kernel, with no flag to clear
  * and no read after the barrier. v is tested as it is (a 64-bit value, a fraction), never
  * narrowed first. */
-#define wgs_grid_barrier_or(env, v) wgs__grid_barrier_or((env), (unsigned)((v) != 0), (unsigned)__LINE__)
-#define wgs_grid_arrive(env) wgs__grid_arrive((env), (unsigned)__LINE__)
+#define wgs_grid_barrier_or(env, v)                \
+  (wgs__count_entry((env), (unsigned)__LINE__), \
+   wgs__grid_barrier_or((env), (unsigned)((v) != 0), (unsigned)__LINE__))
+#define wgs_grid_arrive(env) \
+  (wgs__count_entry((env), (unsigned)__LINE__), wgs__grid_arrive((env), (unsigned)__LINE__))
 #define wgs_grid_wait(env) wgs__grid_wait((env), (unsigned)__LINE__)
 
 #endif

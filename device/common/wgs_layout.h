@@ -20,7 +20,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 6u
+#define WGS_LAYOUT_VERSION 7u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -185,7 +185,9 @@
                                        that entered grid barriers, per participating id; g words */
 #define WGS_OFF_GROUP_OR(g) (WGS_W_ARRAYS + 9u * (g) + WGS_LINE_WORDS) /* wgs_grid_barrier_or
                                        where the layer has no work-group OR: 2 words per group */
-#define WGS_A_WORDS(g) (11u * (g) + WGS_LINE_WORDS) /* all of the above */
+#define WGS_OFF_SITE(g) (WGS_W_ARRAYS + 11u * (g) + WGS_LINE_WORDS) /* checked builds: the line
+                                       of the grid barrier each participant last entered; g words */
+#define WGS_A_WORDS(g) (12u * (g) + WGS_LINE_WORDS) /* all of the above */
 #define WGS_HALF_WORDS(g) WGS__ROUND_LINE(WGS_W_ARRAYS + WGS_A_WORDS(g))
 #define WGS_HALF(g, h) (WGS_G_WORDS(g) + (h) * WGS_HALF_WORDS(g)) /* half h (0 or 1) */
 #define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g))

@@ -123,7 +123,11 @@ WGS_DEV unsigned *wgs__team_release_word(const wgs_team_env *e, unsigned copy)
  * Every block alternates arrive and wait, as with wgs_grid_arrive / wgs_grid_wait, and the two
  * may be mixed freely with local grid barriers (which count the same arrivals).
  */
-WGS_DEV void wgs__team_arrive(wgs_team_env *e, unsigned site) { wgs__grid_arrive(&e->env, site); }
+WGS_DEV void wgs__team_arrive(wgs_team_env *e, unsigned site)
+{
+  wgs__count_entry(&e->env, site); /* as the grid macros do (wgs_core.h) */
+  wgs__grid_arrive(&e->env, site);
+}
 WGS_DEV void wgs__team_wait(wgs_team_env *e, unsigned site)
 {
   wgs_env *env = &e->env;
@@ -176,9 +180,11 @@ WGS_DEV void wgs__team_barrier(wgs_team_env *e, unsigned site)
  * barrier: 5.49 us at 1056 x 256 per GPU on 2 H200s (bench/results/h200x2-team-2026-11-23). */
 WGS_DEV void wgs__team_barrier_twice(wgs_team_env *e, unsigned site)
 {
+  wgs__count_entry(&e->env, site); /* as the grid macros do (wgs_core.h) */
   wgs__grid_barrier(&e->env, site);
   if (e->env.participating && e->env.group_id == 0u)
     wgs__team_cross(e, site);
+  wgs__count_entry(&e->env, site);
   wgs__grid_barrier(&e->env, site);
 }
 

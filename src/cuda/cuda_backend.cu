@@ -494,6 +494,22 @@ extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
     if (e != cudaSuccess && rc == WGS_OK)
       rc = cuda_fail("cudaMemsetAsync(state error report)", e);
   }
+  if (rc == WGS_OK && lr.checked && res->participants > 0) {
+    /* the entry counts against the entry records (src/launch.c) */
+    uint32_t n = res->participants, mg = st->max_groups;
+    unsigned half = glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u;
+    unsigned *w = (unsigned *)malloc((size_t)n * 3 * sizeof *w);
+    if (!w)
+      return wgs__fail(WGS_ENOMEM, "wgs_cuda_state_result: out of memory");
+    const size_t off[3] = {WGS_OFF_ENTERED(mg), WGS_OFF_WITEMS(mg), WGS_OFF_SITE(mg)};
+    e = cudaSuccess;
+    for (int i = 0; i < 3 && e == cudaSuccess; i++)
+      e = cudaMemcpy(w + (size_t)i * n, st->mem + WGS_HALF(mg, half) + off[i], n * sizeof *w,
+                     cudaMemcpyDeviceToHost);
+    rc = e == cudaSuccess ? wgs__check_entries(&lr, n, w, w + n, w + 2 * (size_t)n)
+                          : cuda_fail("cudaMemcpy(state entry counts)", e);
+    free(w);
+  }
   if (rc == WGS_OK && lr.timed) {
     unsigned *t = (unsigned *)malloc((size_t)lr.launched * 4 * sizeof *t);
     unsigned half = glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u;

@@ -277,6 +277,22 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   int rc0 = check_local_mem(dev, kernel, kname);
   if (rc0 != WGS_OK)
     return rc0;
+  /* __attribute__((reqd_work_group_size(X, 1, 1))): X is the local size, the default one too */
+  size_t reqd[3] = {0, 0, 0};
+  if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
+                               reqd, NULL) == CL_SUCCESS && reqd[0] != 0) {
+    if (reqd[1] > 1 || reqd[2] > 1)
+      return wgs__fail(WGS_EINVAL, "kernel '%s' requires a work-group of %zu x %zu x %zu "
+                                   "(reqd_work_group_size), but wgsync launches are 1-D: use "
+                                   "reqd_work_group_size(N, 1, 1)", kname, reqd[0], reqd[1], reqd[2]);
+    if (cfg.local_size == 0)
+      cfg.local_size = reqd[0];
+    else if (cfg.local_size != reqd[0])
+      return wgs__fail(WGS_EINVAL, "kernel '%s' requires a local size of %zu "
+                                   "(reqd_work_group_size), but the launch asks for %zu (set "
+                                   "local_size to %zu, or 0 for the kernel's own)", kname, reqd[0],
+                       cfg.local_size, reqd[0]);
+  }
   /* NVIDIA's GPUs get their known limits; other GPUs twice them */
   wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", &dev->info,
                        kmax < WGS__DEFAULT_LOCAL_SIZE ? kmax : WGS__DEFAULT_LOCAL_SIZE,
@@ -322,6 +338,26 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   return WGS_OK;
 }
 
+/* The latest launch's entry counts and records, checked against each other (src/launch.c). */
+static int check_entries(wgs_state_t *st, const wgs__launch_record *lr, const uint32_t *glob,
+                         uint32_t n)
+{
+  uint32_t *w = malloc((size_t)n * 3 * sizeof *w);
+  if (!w)
+    return wgs__fail(WGS_ENOMEM, "wgs_state_result: out of memory");
+  uint32_t mg = st->max_groups, half = lr->epochs ? (glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u) : 0u;
+  size_t off[3] = {WGS_OFF_ENTERED(mg), WGS_OFF_WITEMS(mg), WGS_OFF_SITE(mg)};
+  cl_int err = CL_SUCCESS;
+  for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
+    err = clEnqueueReadBuffer(st->dev->queue, st->mem, CL_TRUE,
+                              (WGS_HALF(mg, half) + off[i]) * sizeof(uint32_t), n * sizeof *w,
+                              w + (size_t)i * n, 0, NULL, NULL);
+  int rc = err == CL_SUCCESS ? wgs__check_entries(lr, n, w, w + n, w + 2 * (size_t)n)
+                             : wgs__cl_fail("clEnqueueReadBuffer(state entry counts)", err);
+  free(w);
+  return rc;
+}
+
 static int state_result(wgs_state_t *st, wgs_launch_result *res_out)
 {
   wgs_launch_result res_local;
@@ -362,6 +398,8 @@ static int state_result(wgs_state_t *st, wgs_launch_result *res_out)
     if (err != CL_SUCCESS && rc == WGS_OK)
       rc = wgs__cl_fail("clEnqueueFillBuffer(state error report)", err);
   }
+  if (rc == WGS_OK && lr.checked && res->participants > 0)
+    rc = check_entries(st, &lr, glob, res->participants);
   if (rc == WGS_OK && lr.timed) {
     size_t n = (size_t)lr.launched * 4;
     uint32_t *t = malloc(n * sizeof *t);

@@ -229,9 +229,9 @@ cl_mem wgs_buffer_opencl(const wgs_buffer_t *b) { return b ? b->mem : NULL; }
 
 static int check_range(const wgs_buffer_t *b, size_t off, size_t bytes, const char *fn)
 {
-  if (off > b->bytes || bytes > b->bytes - off)
-    return wgs__fail(WGS_EINVAL, "%s: range [%zu, %zu) is outside the buffer of %zu bytes", fn, off,
-                     off + bytes, b->bytes);
+  if (off > b->bytes || bytes > b->bytes - off) /* (off + bytes may wrap: both named as given) */
+    return wgs__fail(WGS_EINVAL, "%s: %zu bytes at offset %zu reach past the buffer of %zu bytes",
+                     fn, bytes, off, b->bytes);
   return WGS_OK;
 }
 
