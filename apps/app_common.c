@@ -107,10 +107,22 @@ int app_reference_make(const app_graph *g, app_id a, const app_options *o, app_r
   case APP_SSSP:
     if (!(r->u32 = malloc((size_t)g->n * sizeof *r->u32)))
       break;
-    if (a == APP_BFS)
+    if (a == APP_BFS) {
       app_ref_bfs(g, o->src, r->u32);
-    else
-      app_ref_sssp(g, o->src, r->u32);
+      return 0;
+    }
+    uint32_t far = 0;
+    uint64_t maxd = app_ref_sssp(g, o->src, r->u32, &far);
+    if (maxd == UINT64_MAX)
+      break;
+    if (maxd >= APP_INF) { /* 2^32 - 1 is the device's "unreached" */
+      app_reference_free(r);
+      snprintf(err, errlen, "sssp on '%s': the shortest distance from node %u to node %u is "
+               "%llu, beyond the 32-bit distances the device keeps (at most %u); use smaller "
+               "edge weights (--weights)", g->name, o->src, far, (unsigned long long)maxd,
+               APP_INF - 1u);
+      return WGS_ELIMIT;
+    }
     return 0;
   case APP_BC: {
     uint32_t k = o->bc_sources ? o->bc_sources : 4;

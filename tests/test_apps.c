@@ -231,7 +231,7 @@ static int t_references(void)
   uint32_t lv[6], want[6] = {0, 1, 2, 1, 2, 3};
   app_ref_bfs(&g, 0, lv);
   CHECK(!memcmp(lv, want, sizeof lv));
-  app_ref_sssp(&g, 0, lv); /* all weights 1: the same */
+  app_ref_sssp(&g, 0, lv, NULL); /* all weights 1: the same */
   CHECK(!memcmp(lv, want, sizeof lv));
   /* bc on a path 0-1-2 from all sources: node 1 lies on the paths 0-2 and 2-0 */
   app_graph p;
@@ -244,7 +244,7 @@ static int t_references(void)
   const char *path = write_file("sp.gr", "p sp 3 3\na 1 3 10\na 1 2 3\na 2 3 4\n");
   app_graph d;
   CHECK(app_graph_read(path, 1, &d, err, sizeof err) == 0);
-  app_ref_sssp(&d, 0, lv);
+  app_ref_sssp(&d, 0, lv, NULL);
   CHECK(lv[0] == 0 && lv[1] == 3 && lv[2] == 7);
   app_ref_bfs(&d, 2, lv);
   CHECK(lv[2] == 0 && lv[0] == APP_NONE && lv[1] == APP_NONE);
@@ -303,6 +303,17 @@ static int t_checks(void)
   CHECK(app_graph_random(4, 2, 5, 1, &d, err, sizeof err) == 0);
   o.src = 0;
   CHECK(app_reference_make(&d, APP_MIS, &o, &r, err, sizeof err) == WGS_EINVAL && strstr(err, "undirected"));
+  app_graph_free(&d);
+  /* sssp distances past 32 bits: refused with the node and the distance, never reported as
+   * unreachable (a path of 43 edges of the largest weight read, 10^8: 4.3e9 at node 43) */
+  char chain[2048] = "p sp 44 43\n";
+  for (int v = 1; v <= 43; v++)
+    snprintf(chain + strlen(chain), sizeof chain - strlen(chain), "a %d %d 100000000\n", v, v + 1);
+  const char *far = write_file("far.gr", chain);
+  CHECK(app_graph_read(far, 1, &d, err, sizeof err) == 0);
+  int rc = app_reference_make(&d, APP_SSSP, &o, &r, err, sizeof err);
+  CHECK_MSG(rc == WGS_ELIMIT && strstr(err, "to node 43 is 4300000000") && strstr(err, "--weights"),
+            "rc %d: %s", rc, err);
   app_graph_free(&d);
   app_graph_free(&g);
   return 0;

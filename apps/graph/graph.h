@@ -74,7 +74,9 @@ uint32_t app_priority(uint32_t v);
 
 /* ---- CPU references and checks -------------------------------------------------------- */
 void app_ref_bfs(const app_graph *g, uint32_t src, uint32_t *level);
-void app_ref_sssp(const app_graph *g, uint32_t src, uint32_t *dist); /* Dijkstra */
+/* Dijkstra; returns the largest finite distance (in 64 bits; UINT64_MAX: out of memory) and
+ * its node in *farthest (may be NULL). dist: 32-bit, APP_INF from 2^32 - 1 on. */
+uint64_t app_ref_sssp(const app_graph *g, uint32_t src, uint32_t *dist, uint32_t *farthest);
 /* Brandes over the given sources, unnormalised, both directions counted (as the GPU version).
  * Returns the largest shortest-path count met (the device keeps these in float). */
 double app_ref_bc(const app_graph *g, const uint32_t *sources, uint32_t nsrc, double *bc);

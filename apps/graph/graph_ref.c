@@ -68,14 +68,15 @@ static heap_item heap_pop(heap_item *h, size_t *n)
   return top;
 }
 
-void app_ref_sssp(const app_graph *g, uint32_t src, uint32_t *dist)
+uint64_t app_ref_sssp(const app_graph *g, uint32_t src, uint32_t *dist, uint32_t *farthest)
 {
+  uint64_t far = 0;
   uint64_t *d = malloc((size_t)g->n * sizeof *d);
   heap_item *h = malloc(((size_t)g->m + 1) * sizeof *h);
   if (!d || !h) {
     free(d);
     free(h);
-    return;
+    return UINT64_MAX;
   }
   for (uint32_t v = 0; v < g->n; ++v)
     d[v] = UINT64_MAX;
@@ -94,10 +95,18 @@ void app_ref_sssp(const app_graph *g, uint32_t src, uint32_t *dist)
       }
     }
   }
-  for (uint32_t v = 0; v < g->n; ++v) /* the device keeps 32-bit distances */
+  for (uint32_t v = 0; v < g->n; ++v) {
+    if (d[v] != UINT64_MAX && d[v] >= far) {
+      far = d[v];
+      if (farthest)
+        *farthest = v;
+    }
+    /* the device keeps 32-bit distances (the caller refuses a farthest one that does not fit) */
     dist[v] = d[v] >= APP_INF ? APP_INF : (uint32_t)d[v];
+  }
   free(d);
   free(h);
+  return far;
 }
 
 /* Brandes: a BFS from each source, then dependencies accumulated from the deepest level up. */
