@@ -3,6 +3,7 @@
  * parsing can be fuzzed on its own (tests/fuzz/fuzz_cli.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -50,17 +51,22 @@ void cli_usage(FILE *f)
       f);
 }
 
-static int parse_u32(const char *s, const char *what, uint32_t *out)
+/* An integer from lo to hi, or one message naming the option, the text and the range. */
+static int parse_range(const char *s, const char *what, uint32_t lo, uint32_t hi, uint32_t *out)
 {
   char *end;
   errno = 0;
-  unsigned long v = strtoul(s, &end, 10);
-  if (errno || *end || end == s || v > UINT32_MAX || s[0] == '-') {
-    fprintf(stderr, "wgsync: %s '%s' is not a non-negative integer\n", what, s);
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end || end == s || s[0] == '-' || s[0] == '+' || v < lo || v > hi) {
+    fprintf(stderr, "wgsync: %s '%s': expected an integer from %u to %u\n", what, s, lo, hi);
     return -1;
   }
   *out = (uint32_t)v;
   return 0;
+}
+static int parse_u32(const char *s, const char *what, uint32_t *out)
+{
+  return parse_range(s, what, 0, UINT32_MAX, out);
 }
 
 static int parse_double(const char *s, const char *what, double *out)
@@ -214,12 +220,12 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
   while ((c = getopt_long(sub_argc, sub_argv, "p:d:n:qh", longs, NULL)) != -1) {
     switch (c) {
     case 'p':
-      if (parse_u32(optarg, "--platform", &u))
+      if (parse_range(optarg, "--platform", 0, INT_MAX, &u))
         return 2;
       o.sel.platform = (int)u;
       break;
     case 'd':
-      if (parse_u32(optarg, "--device", &u))
+      if (parse_range(optarg, "--device", 0, INT_MAX, &u))
         return 2;
       o.sel.device = (int)u;
       break;
@@ -236,11 +242,8 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
       o.json = 1;
       break;
     case O_LS:
-      if (parse_u32(optarg, "--local-size", &u) || u == 0) {
-        if (u == 0)
-          fprintf(stderr, "wgsync: --local-size must be at least 1\n");
+      if (parse_range(optarg, "--local-size", 1, UINT32_MAX, &u))
         return 2;
-      }
       o.local_size = u;
       break;
     case O_LM:
@@ -282,11 +285,8 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
       break;
     case O_RUNS:
       o.runs_set = 1;
-      if (parse_u32(optarg, "--runs", &o.runs) || o.runs == 0) {
-        if (o.runs == 0)
-          fprintf(stderr, "wgsync: --runs must be at least 1\n");
+      if (parse_range(optarg, "--runs", 1, UINT32_MAX, &o.runs))
         return 2;
-      }
       break;
     case O_BOUND:
       o.with_bound = 1;
@@ -297,11 +297,8 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
       break;
     case O_ROUNDS:
       o.rounds_set = 1;
-      if (parse_u32(optarg, "--rounds", &o.rounds) || o.rounds == 0) {
-        if (o.rounds == 0)
-          fprintf(stderr, "wgsync: --rounds must be at least 1\n");
+      if (parse_range(optarg, "--rounds", 1, UINT32_MAX, &o.rounds))
         return 2;
-      }
       break;
     case O_UNCHECKED:
       o.unchecked = 1;
@@ -342,19 +339,12 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
         return 2;
       break;
     case O_SOURCES:
-      if (parse_u32(optarg, "--sources", &o.bc_sources) || o.bc_sources == 0) {
-        if (o.bc_sources == 0)
-          fprintf(stderr, "wgsync: --sources must be at least 1\n");
+      if (parse_range(optarg, "--sources", 1, UINT32_MAX, &o.bc_sources))
         return 2;
-      }
       break;
     case O_WEIGHTS:
-      if (parse_u32(optarg, "--weights", &o.max_weight) || o.max_weight == 0 ||
-          o.max_weight > 100000000u) {
-        if (o.max_weight == 0 || o.max_weight > 100000000u)
-          fprintf(stderr, "wgsync: --weights must be 1 to 100000000\n");
+      if (parse_range(optarg, "--weights", 1, 100000000u, &o.max_weight))
         return 2;
-      }
       break;
     case O_SEED:
       if (parse_u32(optarg, "--seed", &u))

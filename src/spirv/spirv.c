@@ -193,11 +193,11 @@ static int module_read(const uint32_t *words, size_t n, module *m)
 typedef struct {
   wgs_spirv_issue *out;
   size_t cap, count;
-} issues;
+} issue_list;
 
-static void issue(issues *is, size_t off, size_t idx, uint32_t op, const char *fmt, ...)
+static void issue(issue_list *is, size_t off, size_t idx, uint32_t op, const char *fmt, ...)
     WGS__PRINTF(5, 6);
-static void issue(issues *is, size_t off, size_t idx, uint32_t op, const char *fmt, ...)
+static void issue(issue_list *is, size_t off, size_t idx, uint32_t op, const char *fmt, ...)
 {
   if (is->count < is->cap) {
     wgs_spirv_issue *e = &is->out[is->count];
@@ -231,7 +231,7 @@ static const char *order_name(uint32_t sem)
   return "several orders at once";
 }
 
-static void check(const module *m, issues *is)
+static void check(const module *m, issue_list *is)
 {
   const char *name[2] = {"OpControlBarrierArriveINTEL", "OpControlBarrierWaitINTEL"};
   int state = 0; /* straight-line code: 0 unknown, 1 none pending (entry), 2 arrived, 3 waited */
@@ -291,18 +291,18 @@ static void check(const module *m, issues *is)
   }
 }
 
-int wgs_spirv_validate(const uint32_t *words, size_t n_words, wgs_spirv_issue *out, size_t cap,
+int wgs_spirv_validate(const uint32_t *words, size_t n_words, wgs_spirv_issue *issues, size_t cap,
                        size_t *count)
 {
   WGS__REQUIRE(count);
   if (cap)
-    WGS__REQUIRE(out);
+    WGS__REQUIRE(issues);
   *count = 0;
   module m;
   int rc = module_read(words, n_words, &m);
   if (rc != WGS_OK)
     return rc;
-  issues is = {out, cap, 0};
+  issue_list is = {issues, cap, 0};
   check(&m, &is);
   *count = is.count;
   module_free(&m);
@@ -355,7 +355,7 @@ int wgs_spirv_lower(const uint32_t *words, size_t n_words, uint32_t **out, size_
   if (rc != WGS_OK)
     return rc;
   wgs_spirv_issue first;
-  issues is = {&first, 1, 0};
+  issue_list is = {&first, 1, 0};
   check(&m, &is);
   if (is.count) {
     module_free(&m);
