@@ -74,6 +74,20 @@ def test_errors(dev, k, st):
         raise AssertionError("an untyped int was accepted")
     except TypeError as e:
         assert "ctypes scalar" in str(e)
+    # bad arguments are WgsyncError (WGS_EINVAL) naming them; nothing wraps to another value
+    for call, what in ((lambda: st.launch(k, groups=2 ** 40), "groups is 1099511627776"),
+                       (lambda: st.launch(k, local_size=-1), "local_size is -1"),
+                       (lambda: st.launch(k, grups=4), "launch keyword 'grups'"),
+                       (lambda: st.launch("count", groups=2), "kernel is a str"),
+                       (lambda: dev.state(max_groups=2 ** 32), "max_groups is 4294967296"),
+                       (lambda: dev.buffer(-4), "nbytes is -4"),
+                       (lambda: bad.read(8, offset=2), "8 bytes at offset 2"),
+                       (lambda: k.run((64, 1), 32), "global_size has 2 dimensions")):
+        try:
+            call()
+            raise AssertionError("accepted: " + what)
+        except wgsync.WgsyncError as e:
+            assert e.name == "WGS_EINVAL" and what in e.detail, (what, e.detail)
 
 
 SPLIT = r"""

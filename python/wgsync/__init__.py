@@ -71,6 +71,35 @@ class WgsyncError(RuntimeError):
         self.status, self.name, self.detail, self.result = status, name, detail, result
 
 
+def _invalid(detail):
+    """Bad input from Python, reported as the C library reports its own: WGS_EINVAL."""
+    return WgsyncError(-1, "WGS_EINVAL", detail)
+
+
+def _uint(value, what, bits):
+    """value as an unsigned C integer of `bits` bits, never wrapped: else WGS_EINVAL."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _invalid("%s is %r: expected an integer" % (what, value))
+    if not 0 <= value < 1 << bits:
+        raise _invalid("%s is %d: expected an integer from 0 to %d" % (what, value, (1 << bits) - 1))
+    return value
+
+
+def _int(value, what, lo=-(1 << 31), hi=(1 << 31) - 1):
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise _invalid("%s is %r: expected an integer from %d to %d" % (what, value, lo, hi))
+    return value
+
+
+def _real(value, what):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise _invalid("%s is %r: expected a number" % (what, value))
+    return float(value)
+
+
+_SIZE_BITS = 8 * ctypes.sizeof(ctypes.c_size_t)
+
+
 # ---- loading the libraries -------------------------------------------------------------
 
 _libs = {}
@@ -204,23 +233,37 @@ def _scalar(value, index, also=""):
                     "numpy scalar, got %r" % (index, also, type(value)))
 
 
-def _config(lib, local_size=0, groups=0, state_arg=0, lock=None, discovery=None, barrier=None,
-            timeout_ms=None, close_wait_us=None, time_kernel=False, time_protocol=False):
+_CONFIG_KEYS = ("local_size", "groups", "state_arg", "lock", "discovery", "barrier", "timeout_ms",
+                "close_wait_us", "time_kernel", "time_protocol")
+
+
+def _config(lib, **kw):
+    """A LaunchConfig from keywords, each checked against its C type (nothing wraps)."""
+    for k in kw:
+        if k not in _CONFIG_KEYS:
+            raise _invalid("launch keyword %r: expected one of %s" % (k, ", ".join(_CONFIG_KEYS)))
     c = LaunchConfig()
     lib.wgs_launch_config_init(ctypes.byref(c))
-    c.local_size, c.groups, c.state_arg = local_size, groups, state_arg
-    if lock is not None:
-        c.lock = lock
-    if discovery is not None:
-        c.discovery = discovery
-    if barrier is not None:
-        c.barrier = barrier
-    if timeout_ms is not None:
-        c.timeout_ms = timeout_ms
-    if close_wait_us is not None:
-        c.close_wait_us = close_wait_us
-    c.time_kernel, c.time_protocol = int(time_kernel), int(time_protocol)
+    c.local_size = _uint(kw.get("local_size", 0), "local_size", _SIZE_BITS)
+    c.groups = _uint(kw.get("groups", 0), "groups", 32)
+    c.state_arg = _uint(kw.get("state_arg", 0), "state_arg", 32)
+    for k in ("lock", "discovery", "barrier"):
+        if kw.get(k) is not None:
+            setattr(c, k, _int(kw[k], k))
+    for k in ("timeout_ms", "close_wait_us"):
+        if kw.get(k) is not None:
+            setattr(c, k, _real(kw[k], k))
+    c.time_kernel, c.time_protocol = int(bool(kw.get("time_kernel"))), int(bool(kw.get("time_protocol")))
     return c
+
+
+def _handle(obj, cls, what):
+    """The C handle of a wgsync object, or WGS_EINVAL naming what was passed instead."""
+    if not isinstance(obj, cls):
+        raise _invalid("%s is a %s: expected a wgsync.%s" % (what, type(obj).__name__, cls.__name__))
+    if not getattr(obj, "_h", None):
+        raise _invalid("%s: this wgsync.%s was closed" % (what, cls.__name__))
+    return obj._h
 
 
 # ---- OpenCL ------------------------------------------------------------------------------
@@ -232,7 +275,8 @@ class Device:
         self._lib = _lib("cl")
         if _handle is None:
             h = _P()
-            sel = _Select(platform, device, name.encode() if name else None)
+            sel = _Select(_int(platform, "platform", -1), _int(device, "device", -1),
+                          name.encode() if name else None)
             _check(self._lib, self._lib.wgs_device_open(ctypes.byref(sel), ctypes.byref(h)))
             _handle = h
         self._h = _handle
@@ -270,14 +314,18 @@ class Device:
         """Protocol state for up to max_groups launched groups (default: the over-provisioned
         count for local_size)."""
         if max_groups is None:
-            max_groups = self._lib.wgs_default_groups(self._h, local_size)
+            max_groups = self._lib.wgs_default_groups(self._h, _uint(local_size, "local_size",
+                                                                     _SIZE_BITS))
         return State(self, max_groups)
 
 
 class Program:
     def __init__(self, dev, source, options, checked):
         self._dev, self._lib, h = dev, dev._lib, _P()
-        _check(self._lib, self._lib.wgs_program_build(dev._h, source.encode(),
+        if not isinstance(source, str) or (options is not None and not isinstance(options, str)):
+            raise _invalid("build: source and options are strings (got %s, %s)"
+                           % (type(source).__name__, type(options).__name__))
+        _check(self._lib, self._lib.wgs_program_build(_handle(dev, Device, "device"), source.encode(),
                                                       options.encode() if options else None,
                                                       BUILD_CHECKED if checked else 0,
                                                       ctypes.byref(h)))
@@ -294,11 +342,14 @@ class Program:
 class Kernel:
     def __init__(self, prog, name):
         self._prog, self._lib, h = prog, prog._lib, _P()
+        if not isinstance(name, str):
+            raise _invalid("kernel name is a %s: expected a string" % type(name).__name__)
         _check(self._lib, self._lib.wgs_kernel_create(prog._h, name.encode(), ctypes.byref(h)))
         self._h, self.name, self._args = h, name, {}
 
     def set_arg(self, index, value):
         """A Buffer, a ctypes scalar (wgsync.u32(5), f32(1.0), ...), or a numpy scalar."""
+        index = _uint(index, "argument index", 32)
         self._args[index] = value  # kept alive while the kernel may use it
         if isinstance(value, Buffer):
             _check(self._lib, self._lib.wgs_kernel_set_arg_buffer(self._h, index, value._h))
@@ -320,7 +371,9 @@ class Kernel:
         if local_size is not None:
             l = tuple(local_size) if isinstance(local_size, (tuple, list)) else (local_size,)
             if len(l) != len(g):
-                raise ValueError("global_size has %d dimensions, local_size %d" % (len(g), len(l)))
+                raise _invalid("global_size has %d dimensions, local_size %d" % (len(g), len(l)))
+        g = tuple(_uint(x, "global_size", _SIZE_BITS) for x in g)
+        l = tuple(_uint(x, "local_size", _SIZE_BITS) for x in l) if l else None
         garr = (ctypes.c_size_t * len(g))(*g)
         larr = (ctypes.c_size_t * len(g))(*l) if l else None
         _check(self._lib, self._lib.wgs_kernel_run(self._h, len(g), garr, larr))
@@ -333,17 +386,26 @@ class Kernel:
 class Buffer:
     def __init__(self, dev, nbytes):
         self._dev, self._lib, h = dev, dev._lib, _P()
-        _check(self._lib, self._lib.wgs_buffer_create(dev._h, nbytes, ctypes.byref(h)))
+        _check(self._lib, self._lib.wgs_buffer_create(_handle(dev, Device, "device"),
+                                                      _uint(nbytes, "nbytes", _SIZE_BITS),
+                                                      ctypes.byref(h)))
         self._h, self.nbytes = h, nbytes
 
     def write(self, data, offset=0):
         """Writes bytes, a bytearray, a ctypes array or anything with the buffer protocol."""
+        offset = _uint(offset, "offset", _SIZE_BITS)
         mv = memoryview(data).cast("B")
         src = (ctypes.c_char * len(mv)).from_buffer_copy(mv)
         _check(self._lib, self._lib.wgs_buffer_write(self._h, offset, len(mv), ctypes.cast(src, _P)))
 
     def read(self, nbytes=None, offset=0, out=None):
         """Returns bytes, or fills `out` (a writable buffer, e.g. a numpy array) and returns it."""
+        offset = _uint(offset, "offset", _SIZE_BITS)
+        if nbytes is not None:
+            nbytes = _uint(nbytes, "nbytes", _SIZE_BITS)
+        if offset > self.nbytes or (nbytes or 0) > self.nbytes - offset:
+            raise _invalid("read: %d bytes at offset %d reach past the buffer of %d bytes"
+                           % (nbytes or 0, offset, self.nbytes))
         if out is not None:
             mv = memoryview(out).cast("B")
             dst = (ctypes.c_char * len(mv)).from_buffer(mv)
@@ -364,14 +426,17 @@ class State:
 
     def __init__(self, dev, max_groups):
         self._dev, self._lib, h = dev, dev._lib, _P()
-        _check(self._lib, self._lib.wgs_state_create(dev._h, max_groups, ctypes.byref(h)))
+        _check(self._lib, self._lib.wgs_state_create(_handle(dev, Device, "device"),
+                                                     _uint(max_groups, "max_groups", 32),
+                                                     ctypes.byref(h)))
         self._h, self.max_groups = h, max_groups
 
     def launch(self, kernel, **cfg):
         """Persistent launch of a wgsync Kernel; waits. Keywords: local_size, groups, state_arg,
         lock, discovery, barrier, timeout_ms, close_wait_us, time_kernel, time_protocol."""
         c, r = _config(self._lib, **cfg), LaunchResult()
-        _check(self._lib, self._lib.wgs_launch(self._h, kernel._h, ctypes.byref(c), ctypes.byref(r)), r)
+        kh = _handle(kernel, Kernel, "launch: kernel")
+        _check(self._lib, self._lib.wgs_launch(self._h, kh, ctypes.byref(c), ctypes.byref(r)), r)
         return r
 
     def launch_opencl(self, kernel, **cfg):
@@ -399,8 +464,14 @@ class CudaState:
 
     def __init__(self, device=0, max_groups=None, local_size=256):
         self._lib, h = _lib("cuda"), _P()
+        n = cuda_device_count()
+        if not 0 <= _int(device, "device") < n:
+            raise WgsyncError(-3, "WGS_ENODEV", "CUDA device %d: this machine has %d CUDA device(s)"
+                              % (device, n))
         if max_groups is None:
-            max_groups = self._lib.wgs_cuda_default_groups(device, local_size)
+            max_groups = self._lib.wgs_cuda_default_groups(device, _uint(local_size, "local_size",
+                                                                         _SIZE_BITS))
+        max_groups = _uint(max_groups, "max_groups", 32)
         _check(self._lib, self._lib.wgs_cuda_state_create(device, max_groups, ctypes.byref(h)))
         self._h, self.device, self.max_groups = h, device, max_groups
 
