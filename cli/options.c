@@ -153,8 +153,7 @@ static const struct {
                 "  --runs R           runs (7)\n"},
     {"kernels", "usage: wgsync kernels [-q]\n\n"
                 "Resources of wgsync's own kernels on the device (registers where the driver says,\n"
-                "maximum work-group size, local and private memory), and their build log.\n"
-                "WGSYNC_TOOLS_OPTIONS adds build options.\n"},
+                "maximum work-group size, local and private memory), and their build log.\n"},
     {"demo", "usage: wgsync demo [device options]\n\n"
              "wgsync's main job on one device: the devices, discovery with recall against the\n"
              "bound, 1000 grid barriers with a message-passing check, and bfs as a host loop of\n"

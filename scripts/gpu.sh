@@ -77,8 +77,10 @@ export WGSYNC_DEVICE=NVIDIA
 
 # register use of the tools kernels (decides whether the 1024-work-item settings can run)
 $W kernels -q
-WGSYNC_TOOLS_OPTIONS="-cl-nv-verbose" $W kernels | grep -E "max work-group|ptxas|registers|build" | head -30
-WGSYNC_TOOLS_OPTIONS="-cl-nv-maxrregcount=64" $W kernels -q | grep -E "max work-group"
+# (the measurement build of the CLI takes the library's tuning values from WGSYNC_TUNING)
+WT=build-gpu/bench/wgsync-tuned
+WGSYNC_TUNING="tools_options=-cl-nv-verbose" $WT kernels | grep -E "max work-group|ptxas|registers|build" | head -30
+WGSYNC_TUNING="tools_options=-cl-nv-maxrregcount=64" $WT kernels -q | grep -E "max work-group"
 
 # Packs the mode's results folder $R into $OUT (which takes only a few files); called after
 # every stage, so that a later stage that runs out of time loses nothing before it.
@@ -272,13 +274,14 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   want cuda-nodes && t4 cuda-nodes -n cuda --balance nodes
   want nvidia-opencl-nodes && t4 nvidia-opencl-nodes --balance nodes
   # ENV_SETS="name:VAR=value+VAR=value ...": Table 4 on CUDA again with those variables set
-  # (the library's run-time knobs, e.g. WGSYNC_BARRIER_SHARDS), into cuda-NAME; OCL_ENV_SETS the
+  # (e.g. WGSYNC_TUNING=shards=0, which the measurement build of the CLI, bench/wgsync-tuned,
+  # applies; trees before src/tuning.h read WGSYNC_BARRIER_SHARDS), into cuda-NAME; OCL_ENV_SETS the
   # same on NVIDIA OpenCL, into nvidia-opencl-NAME
   env_t4() { # prefix, specs, then wgsync app options
     local prefix=$1 specs=$2 spec; shift 2
     for spec in $specs; do
       (IFS=+; for a in ${spec#*:}; do export "$a"; done; unset IFS
-       t4 "$prefix-${spec%%:*}" "$@")
+       W=$WT t4 "$prefix-${spec%%:*}" "$@")
     done
   }
   env_t4 cuda "${ENV_SETS:-}" -n cuda
@@ -409,7 +412,7 @@ if [ "$mode" = devexp ]; then   # the device core's knobs (wgs_core.h, "Experime
   fi
   stamp "latency"
   one() { # label cli device barrier shape [tools options]
-    printf "%-22s %-6s %-7s %-9s %s\n" "$1" "$3" "$4" "$5" "$(WGSYNC_TOOLS_OPTIONS="${6:-}" WGSYNC_DEVICE=$3 $2 latency --barrier $4 \
+    printf "%-22s %-6s %-7s %-9s %s\n" "$1" "$3" "$4" "$5" "$(WGSYNC_TOOLS_OPTIONS="${6:-}" WGSYNC_TUNING="${6:+tools_options=$6}" WGSYNC_DEVICE=$3 $2 latency --barrier $4 \
       --groups ${5%x*} --local-size ${5#*x} --rounds 2000 --runs 7 2>&1 | grep -oE 'median [0-9.]+ us.*\]|WGS_E.*')"
   }
   for rep in 1 2; do for gt in ${SHAPES:-1056x256 528x256 4224x32}; do for b in counter xf; do

@@ -38,8 +38,7 @@ static inline uint64_t wgs__saturate_u64(double v)
 }
 /* Defaults, resolved here once ("zero means default") for every backend. */
 #define WGS__DEFAULT_LOCAL_SIZE 256u        /* work-items per group when a config gives 0 */
-#define WGS__DEFAULT_TIMEOUT_MS 500.0       /* a checked spin's bound, devices with a clock */
-#define WGS__DEFAULT_TIMEOUT_NOCLOCK_MS 1500.0 /* ... and without one (calibrated iterations) */
+/* (the measured values: src/tuning.h) */
 static inline size_t wgs__local_size_or_default(size_t local)
 {
   return local ? local : WGS__DEFAULT_LOCAL_SIZE;
@@ -59,18 +58,6 @@ static inline uint32_t wgs__default_groups(unsigned compute_units, size_t local,
   per = per < 1 ? 1 : per > 32 ? 32 : per;
   return (uint32_t)(cu * per * (spare ? spare : 1u));
 }
-/* Close wait on CPUs. Worker threads wake tens of µs to a scheduler slice late. Measured on
- * PoCL 3.1, 2 cores, ticket lock, 4x over-provisioned, 6 runs each: no wait finds 1 group at 1-4
- * threads; 5 ms finds all at 1-2 threads but 3-4 of 4 at 4 threads; 20 ms finds all at 1-4. */
-#ifndef WGS__CPU_CLOSE_WAIT_US
-#define WGS__CPU_CLOSE_WAIT_US 20000.0
-#endif
-/* GPUs: blocks start a few µs apart and the ticket lock hands over in about 0.7 µs (H100,
- * NVIDIA OpenCL: 2112 groups through the lock in 1.5 ms); 10 µs of quiet means launching is over. */
-#ifndef WGS__GPU_CLOSE_WAIT_US
-#define WGS__GPU_CLOSE_WAIT_US 10.0
-#endif
-
 /* The most §5.4 delay rounds a launch accepts: each hands the discovery mutex over once (a few
  * us on a GPU; on PoCL 10^5 rounds already took minutes at 8 threads). */
 #define WGS__MAX_DELAY 1000000u
@@ -85,19 +72,11 @@ uint32_t wgs__mode_word(wgs_discovery d);
 /* The WGS_CFG_* words of device/common/wgs_layout.h (WGS_CFG_WORDS of them). */
 void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_groups,
                        uint64_t limit, uint64_t wait, int timed, uint32_t enough, int epochs);
-/* WGS_CFG_SHARDS: the counter barrier's sharded shape (S | R << 8 | fewest groups << 16), 0 for none. */
+/* WGS_CFG_SHARDS: the counter barrier's sharded shape (S | R << 8 | fewest groups << 16), 0 for
+ * none; WGS_CFG_ATOM_MIN below; both from src/tuning.h. */
 uint32_t wgs__barrier_shards(void);
 /* WGS_CFG_ATOM_MIN: from this many groups on, an unsharded arrival waits for its acq_rel add. */
 uint32_t wgs__barrier_atom_min(void);
-#define WGS_DEFAULT_SHARDS 32u   /* bench/results/h200-barrier-2026-11-23: 32 shards, 16 replicas */
-#define WGS_DEFAULT_REPLICAS 16u /* best or within 0.1 us from 792 to 4224 groups (H200) */
-/* bench/results/h200-counter-2026-11-23 (H200, us per barrier; the crossings interpolated):
- *   groups            66    132   264   528   792   1056
- *   release add      0.83  0.87  1.09  1.55  2.21  3.18
- *   acq_rel add      0.91  0.94  0.95  1.13  1.47  2.27
- *   sharded 32,16                                1.74  1.72 */
-#define WGS_DEFAULT_ATOM_MIN_GROUPS 200u
-#define WGS_DEFAULT_SHARD_MIN_GROUPS 880u
 /* What the host keeps about the latest launch on a state, to decode its result. */
 typedef struct {
   char kname[128];       /* kernel name for messages ("" when unknown) */

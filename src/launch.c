@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "launch.h"
+#include "tuning.h"
 #include "wgs_layout.h"
 
 uint32_t wgs__mode_word(wgs_discovery d)
@@ -42,38 +43,15 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
   w[WGS_CFG_ATOM_MIN] = wgs__barrier_atom_min();
 }
 
-/* The counter barrier's sharded shape (device/common/wgs_core.h, "Counter barrier"):
- * S | R << 8 | fewest groups << 16. WGSYNC_BARRIER_SHARDS="S,R[,MIN]" (S, R powers of two from
- * 1 to WGS_SHARDS_MAX; MIN up to 65535) overrides the default; "0" turns sharding off (every
- * launch polls one arrival count). Read on every launch, so that a benchmark can compare
- * shapes in one process; a value it cannot use leaves the default. */
-static int pow2_upto(unsigned v, unsigned max) { return v >= 1 && v <= max && (v & (v - 1)) == 0; }
+/* The counter barrier's shapes for the config words: S | R << 8 | fewest groups << 16 (0: never
+ * sharded), and the acq_rel threshold; the values are src/tuning.h's. */
 uint32_t wgs__barrier_shards(void)
 {
-  uint32_t s = WGS_DEFAULT_SHARDS, r = WGS_DEFAULT_REPLICAS, min = WGS_DEFAULT_SHARD_MIN_GROUPS;
-  const char *e = getenv("WGSYNC_BARRIER_SHARDS");
-  if (e) {
-    unsigned a = 0, b = 0, c = min;
-    int n = sscanf(e, "%u,%u,%u", &a, &b, &c);
-    if (n >= 1 && a == 0)
-      return 0;
-    if (n >= 2 && pow2_upto(a, WGS_SHARDS_MAX) && pow2_upto(b, WGS_SHARDS_MAX) && c <= 0xffffu)
-      s = a, r = b, min = c;
-  }
-  return s | r << 8 | min << 16;
+  const wgs__tuning *t = wgs__tuning_get();
+  return t->shards == 0 ? 0u : t->shards | t->replicas << 8 | t->shard_min_groups << 16;
 }
 
-/* The fewest groups whose unsharded counter barrier arrives with an acq_rel add and waits for
- * its result (device/common/wgs_core.h, "Counter barrier"). WGSYNC_BARRIER_ATOM_MIN=N overrides
- * the default (0: never); read on every launch, as WGSYNC_BARRIER_SHARDS. */
-uint32_t wgs__barrier_atom_min(void)
-{
-  const char *e = getenv("WGSYNC_BARRIER_ATOM_MIN");
-  unsigned v = 0;
-  if (e && sscanf(e, "%u", &v) == 1)
-    return v;
-  return WGS_DEFAULT_ATOM_MIN_GROUPS;
-}
+uint32_t wgs__barrier_atom_min(void) { return wgs__tuning_get()->atom_min_groups; }
 
 double wgs__protocol_us(const uint32_t *t, uint32_t groups)
 {
@@ -250,16 +228,16 @@ int wgs__plan_launch(const wgs__launch_ctx *c, const wgs_launch_config *cfg, wgs
   uint64_t limit = UINT64_MAX, wait = 0; /* unchecked: nothing bounds the spins */
   if (c->checked) {
     double ms = cfg->timeout_ms > 0 ? cfg->timeout_ms
-                : in->has_timer     ? WGS__DEFAULT_TIMEOUT_MS
-                                    : WGS__DEFAULT_TIMEOUT_NOCLOCK_MS;
+                : in->has_timer     ? wgs__tuning_get()->timeout_ms
+                                    : wgs__tuning_get()->timeout_noclock_ms;
     if ((rc = c->to_spin(c->ctx, ms * 1e3, &limit)) != WGS_OK)
       return rc;
   }
   uint32_t enough = 0;
   if (mode == WGS_MODE_DISCOVER) {
     double us = cfg->close_wait_us >= 0 ? cfg->close_wait_us
-                : in->is_gpu             ? WGS__GPU_CLOSE_WAIT_US
-                                         : WGS__CPU_CLOSE_WAIT_US;
+                : in->is_gpu             ? wgs__tuning_get()->gpu_close_wait_us
+                                         : wgs__tuning_get()->cpu_close_wait_us;
     if (us > 0 && (rc = c->to_spin(c->ctx, us, &wait)) != WGS_OK)
       return rc;
     /* the close wait ends early once this many groups polled: those that fit at once (a CPU:

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "device.h"
+#include "tuning.h"
 
 int wgs__bound_search(uint32_t start, uint32_t limit, int (*probe)(void *ctx, uint32_t n, int *ok),
                       void *ctx, void (*cb)(void *user, uint32_t groups, int ok), void *user,
@@ -227,6 +228,6 @@ void wgs__latency_launch_config(const wgs_latency_config *c, uint32_t groups, wg
   lc->groups = groups;
   lc->discovery = WGS_DISCOVERY_FIXED;
   lc->barrier = c->barrier;
-  lc->timeout_ms = WGS__DEFAULT_TIMEOUT_MS;
+  lc->timeout_ms = wgs__tuning_get()->timeout_ms;
   lc->time_kernel = 1;
 }

@@ -3,7 +3,7 @@
  * cooperative groups' grid.sync() in one process: per-barrier latency with one polled arrival
  * count after release adds ("0/a0") or after acq_rel adds ("0/a1"), with S arrival shards and R
  * published replicas from the first group ("S,R,1"), the default ("default": the shape
- * src/internal.h's thresholds choose for the group count), and a
+ * src/tuning.h's thresholds choose for the group count), and a
  * message-passing check across every barrier (each thread reads a value another group wrote
  * before the same barrier): crossings checked and stale reads per shape. Also the registers the
  * kernels take, which decide how many groups an SM holds; both kernels are capped at 32
@@ -21,8 +21,10 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "bench_variants.h" /* before the device library: its hooks */
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
+#include "tuning.h"
 
 namespace cg = cooperative_groups;
 
@@ -90,9 +92,9 @@ int main(int argc, char **argv)
   CK(cudaMalloc(&data, 2 * 4224 * 256 * sizeof(unsigned)));
   const unsigned settings[][2] = {{66, 256},  {132, 256}, {264, 256},  {264, 1024}, {528, 256},
                                   {792, 256}, {1056, 256}, {2112, 128}, {4224, 32}};
-  /* A shape is WGSYNC_BARRIER_SHARDS's value ("default": unset), and after a '/' "aN" sets
-   * WGSYNC_BARRIER_ATOM_MIN=N: "0/a0" polls one count after release adds at every count,
-   * "0/a1" after acq_rel adds. WGS_BENCH_SHAPES="a;b;..." measures only those shapes. */
+  /* A shape is the tuning's shards ("S,R[,MIN]"; "0": one count; "default": the library's),
+   * and after a '/' "aN" its atom_min=N: "0/a0" polls one count after release adds at every
+   * count, "0/a1" after acq_rel adds. WGS_BENCH_SHAPES="a;b;..." measures only those shapes. */
   std::vector<std::string> shapes = {"default", "0/a0", "0/a1", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
   if (const char *only = getenv("WGS_BENCH_SHAPES")) {
     shapes.clear();
@@ -144,14 +146,16 @@ int main(int argc, char **argv)
       const char *shape = shape_s.c_str();
       size_t slash = shape_s.find('/');
       std::string shards = shape_s.substr(0, slash);
-      if (shards == "default")
-        unsetenv("WGSYNC_BARRIER_SHARDS");
-      else
-        setenv("WGSYNC_BARRIER_SHARDS", shards.c_str(), 1);
+      /* the shape through the library's private tuning hook (src/tuning.h) */
+      wgs__tuning t;
+      wgs__tuning_defaults(&t);
+      std::string spec = shards == "default" ? "" : "shards=" + shards;
       if (slash != std::string::npos && shape_s[slash + 1] == 'a')
-        setenv("WGSYNC_BARRIER_ATOM_MIN", shape_s.c_str() + slash + 2, 1);
-      else
-        unsetenv("WGSYNC_BARRIER_ATOM_MIN");
+        spec += " atom_min=" + shape_s.substr(slash + 2);
+      if (wgs__tuning_parse(&t, spec.c_str()) != WGS_OK || wgs__tuning_set(&t) != WGS_OK) {
+        printf("shape %s: %s\n", shape, wgs_last_error());
+        continue;
+      }
       wgs_launch_config c;
       wgs_launch_config_init(&c);
       c.local_size = T;
@@ -188,8 +192,7 @@ int main(int argc, char **argv)
       printf("%-34s %-6s %5ux%-4u %8.3f us   mp: %llu reads, %u stale\n", "wgsync counter, S,R =", shape,
              G, T, s.med, crossings, nbad);
     }
-    unsetenv("WGSYNC_BARRIER_SHARDS");
-    unsetenv("WGSYNC_BARRIER_ATOM_MIN");
+    wgs__tuning_set(NULL);
     wgs_cuda_state_release(st);
   }
   fclose(f);

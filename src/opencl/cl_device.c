@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cl_internal.h"
+#include "../tuning.h"
 
 #define MAX_PLATFORMS 16
 #define MAX_DEVICES 64
@@ -162,8 +163,8 @@ static int describe(cl_platform_id plat, cl_device_id d, int pi, int di, wgs_dev
   else
     info->atomics = WGS_ATOMICS_FENCE;
 
-  /* Forced layer (tests run the FENCE layer on PoCL this way). */
-  const char *force = getenv("WGSYNC_ATOMICS");
+  /* Forced layer (src/tuning.h; the tests run the fence layer on PoCL this way). */
+  const char *force = wgs__tuning_get()->atomics;
   if (force && *force) {
     if (!strcmp(force, "c11") && info->has_acq_rel && info->has_scope_device)
       info->atomics = WGS_ATOMICS_C11;
@@ -173,7 +174,7 @@ static int describe(cl_platform_id plat, cl_device_id d, int pi, int di, wgs_dev
       info->atomics = WGS_ATOMICS_FENCE;
     else
       return wgs__fail(WGS_EUNSUPPORTED,
-                       "WGSYNC_ATOMICS='%s' cannot be used on '%s' (expected c11 on devices "
+                       "atomics layer '%s' cannot be used on '%s' (expected c11 on devices "
                        "with acquire/release at device scope, ptx on NVIDIA, or fence)",
                        force, info->name);
   }

@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "cl_internal.h"
+#include "../tuning.h"
 
 const char *wgs_device_library_source(void) { return wgs__device_lib_source; }
 
-/* WGSYNC_DEVICE_LIB=path replaces the embedded device library (for developing it). */
+/* src/tuning.h's device_lib replaces the embedded device library (for developing it). */
 static char *read_file(const char *path)
 {
   FILE *f = fopen(path, "rb");
@@ -62,10 +63,10 @@ int wgs_program_build(wgs_device_t *dev, const char *source, const char *options
 
   char *lib_override = NULL;
   const char *lib = wgs__device_lib_source;
-  const char *lib_path = getenv("WGSYNC_DEVICE_LIB");
+  const char *lib_path = wgs__tuning_get()->device_lib; /* development (src/tuning.h) */
   if (lib_path && *lib_path) {
     if (!(lib_override = read_file(lib_path)))
-      return wgs__fail(WGS_EIO, "WGSYNC_DEVICE_LIB='%s' could not be read", lib_path);
+      return wgs__fail(WGS_EIO, "device library '%s' could not be read", lib_path);
     lib = lib_override;
   }
   /* #line makes build-log lines and __LINE__ (barrier sites) count from the user's line 1. */
@@ -335,8 +336,8 @@ static int tools_program_locked(wgs_device_t *dev, int checked, wgs_program_t **
 {
   int i = checked ? 1 : 0;
   if (!dev->tools[i]) {
-    /* WGSYNC_TOOLS_OPTIONS: extra build options for the tools kernels (kernel development). */
-    const char *extra = getenv("WGSYNC_TOOLS_OPTIONS");
+    /* extra build options for the tools kernels (development, src/tuning.h) */
+    const char *extra = wgs__tuning_get()->tools_options;
     char opts[512];
     /* The probes' occupancy must be the kernel's: no misuse checks (device/common/wgs_layout.h),
      * and on NVIDIA at most 32 registers, which let 2048 threads run on an SM at every group
