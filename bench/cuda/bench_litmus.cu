@@ -19,7 +19,7 @@
  * (and, with the split barrier, between arrive and wait).
  *
  * Built three times: as shipped (WGS_MUTATE=0) and with the counter barrier weakened
- * (WGS_MUTATE=1: its acquires relaxed; 2: its releases relaxed; device/cuda/wgsync.cuh), to show
+ * (WGS_MUTATE=1: its acquires relaxed; 2: its releases relaxed; bench_variants.h), to show
  * that the same checks catch a barrier that is too weak.
  *   wgsync-bench-litmus[-m1|-m2] RESULTS_DIR [ROUNDS]
  */
@@ -30,12 +30,10 @@
 #include <time.h>
 
 #include "bench_util.h"
+#include "bench_variants.h" /* before the device library: its hooks */
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
-#ifndef WGS_MUTATE
-#define WGS_MUTATE 0
-#endif
 
 enum { SHAPE_MP, SHAPE_SB, SHAPE_LW, SHAPE_MPW };
 static const char *shape_name[] = {"MP", "SB", "LW", "MP8"};

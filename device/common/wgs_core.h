@@ -680,42 +680,31 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  *
  * Then a work-group barrier carries the representative's (or the combiner's) acquire to the
  * group, as the one before the arrival carried every work-item's writes to the release.
- * The measurements that chose these shapes, and the designs that lost, are in bench/results
- * (h200-counter-2026-11-23, h200-barrier-2026-11-23) and device/cuda/wgsync.cuh.
+ * The measurements that chose these shapes are in docs/results.md; the designs that lost are
+ * kept in bench/cuda/bench_variants.h with their figures.
  */
-/* Seeded weakenings, for the litmus benchmark only (bench/cuda/bench_litmus.cu shows that its
- * checks catch them): WGS_MUTATE=1 makes the waiters' acquire loads relaxed; WGS_MUTATE=2 makes
- * the arrivals' and the combiner's release operations relaxed. The default (0) is the library
- * as shipped: every helper below is then the operation named. */
-#ifndef WGS_MUTATE
-#define WGS_MUTATE 0
+/* Measurement hooks. bench/cuda/bench_variants.h defines them before including the device
+ * library, to build the seeded weakenings its litmus must catch and the designs of the wait that
+ * were measured and lost; the installed headers define only these defaults, which are the
+ * library as shipped: each helper below is the operation it names. */
+#ifndef WGS__HOOK_WAIT_LD_ACQ
+#define WGS__HOOK_WAIT_LD_ACQ(p) wgs__ld_acq(p)
 #endif
-WGS_FN unsigned wgs__wait_ld_acq(wgs_word_ptr p) { return WGS_MUTATE == 1 ? wgs__ld_rlx(p) : wgs__ld_acq(p); }
-WGS_FN void wgs__arrive_st_rel(wgs_word_ptr p, unsigned v)
-{
-  if (WGS_MUTATE == 2)
-    wgs__st_rlx(p, v);
-  else
-    wgs__st_rel(p, v);
-}
-WGS_FN void wgs__arrive_add_rel(wgs_word_ptr p, unsigned v)
-{
-  if (WGS_MUTATE == 2)
-    (void)wgs__add_rlx(p, v);
-  else
-    wgs__red_rel(p, v);
-}
-/* Designs of the wait kept for measurement (bench/cuda/bench_shards.cu builds each as
- * wgsync-bench-shards-vN; 0 is the library as shipped; bench/results/h200-counter-2026-11-23):
- *   2  every poll backed off (a sleep, 32 ns doubling to 256 ns): slower at every count
- *      measured (0.03-0.45 us at 264-1056 groups, unsharded and sharded);
- *   3  the waiting arrival first sleeps 1 ns per arrival still missing (the rate one line
- *      absorbs them): 0.05-0.09 us faster at 792 groups, 0.07 slower at 66-132, otherwise even;
- *      it depends on a rate that is the device's, so it is not shipped.
- * (Design 1, the acq_rel arrival, is what ships from WGS_CFG_ATOM_MIN groups.) */
-#ifndef WGS_COUNTER_VARIANT
-#define WGS_COUNTER_VARIANT 0
+#ifndef WGS__HOOK_ARRIVE_ST_REL
+#define WGS__HOOK_ARRIVE_ST_REL(p, v) wgs__st_rel((p), (v))
 #endif
+#ifndef WGS__HOOK_ARRIVE_ADD_REL
+#define WGS__HOOK_ARRIVE_ADD_REL(p, v) wgs__red_rel((p), (v))
+#endif
+#ifndef WGS__HOOK_POLL_MISSED /* after the k-th poll that found the count short: nothing */
+#define WGS__HOOK_POLL_MISSED(k) ((void)(k))
+#endif
+#ifndef WGS__HOOK_ARRIVED_SHORT /* an arrival that waited for its add, `missing` short: nothing */
+#define WGS__HOOK_ARRIVED_SHORT(missing) ((void)(missing))
+#endif
+WGS_FN unsigned wgs__wait_ld_acq(wgs_word_ptr p) { return WGS__HOOK_WAIT_LD_ACQ(p); }
+WGS_FN void wgs__arrive_st_rel(wgs_word_ptr p, unsigned v) { WGS__HOOK_ARRIVE_ST_REL(p, v); }
+WGS_FN void wgs__arrive_add_rel(wgs_word_ptr p, unsigned v) { WGS__HOOK_ARRIVE_ADD_REL(p, v); }
 
 WGS_FN unsigned wgs__kind_xf(const wgs_env *env) { return (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF; }
 WGS_FN unsigned wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 16) & 1u; }
@@ -748,16 +737,11 @@ WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned targ
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
-#if WGS_COUNTER_VARIANT == 2
-  unsigned ns = 32u;
-#endif
+  unsigned missed = 0u; /* (read only by a measurement hook) */
   while ((int)(wgs__ld_rlx(word) - target) < 0) {
     if (wgs__wait_gave_up(env, &sp, site))
       break;
-#if WGS_COUNTER_VARIANT == 2
-    wgs__pause_ns(ns);
-    ns = ns < 256u ? 2u * ns : ns;
-#endif
+    WGS__HOOK_POLL_MISSED(missed++);
   }
   (void)wgs__wait_ld_acq(word);
 }
@@ -783,8 +767,8 @@ WGS_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, 
     if (made != 0u) { /* the arrival waited for its add (0: it did not, or a split arrive) */
       if ((int)(made - target) >= 0)
         word = 0; /* the last arrival: its acq_rel RMW has acquired every other one */
-      else if (WGS_COUNTER_VARIANT == 3)
-        wgs__pause_ns(target - made);
+      else
+        WGS__HOOK_ARRIVED_SHORT(target - made);
     }
   }
   if (word != 0)

@@ -165,7 +165,7 @@ typedef unsigned long long wgs__u64;
  * against 1.56 with the release add (grid.sync 1.24); sharded at 1056 x 256, 1.70 us against
  * 2.15 for a published instance written by the last arriver of one acq_rel count (the default
  * until 2026-11-23). Measured and kept out: backed-off polls and a sleep per missing arrival
- * (WGS_COUNTER_VARIANT 2 and 3 in wgs_core.h), polling the one count at >= 1056 groups
+ * (bench/cuda/bench_variants.h), polling the one count at >= 1056 groups
  * (1.4-1.9x slower), a two-level tree (one more dependent round trip), fence.acq_rel instead of
  * acquire/release operations (0.3-0.6 us slower), Hopper clusters as the first level.
  */
