@@ -20,7 +20,8 @@
 #                          shipped and as before (--balance nodes --all-groups), and bfs/sssp with
 #                          the balanced steps everywhere (SETS picks tables; BASE_TAR: cuda-base
 #                          and nvidia-opencl-base with that tree's CLI, same call; VARIANT_FLAGS:
-#                          cuda-var, this tree built with those CUDA flags (VARIANT_CFLAGS: C flags);
+#                          cuda-var, this tree built with those CUDA flags, after -include
+#                          bench/cuda/app_variants.h (VARIANT_CFLAGS: C flags);
 #                          ENV_SETS: cuda-NAME with run-time variables set, OCL_ENV_SETS the
 #                          same for nvidia-opencl-NAME; TESTS=0: no tests)
 #   scripts/gpu.sh second  build + on a second GPU kind: the barrier's shapes, launch, the CLI
@@ -288,7 +289,7 @@ if [ "$mode" = apps10 ]; then   # issue 10's Table 4: every form, as shipped and
   env_t4 nvidia-opencl "${OCL_ENV_SETS:-}"
   if [ -n "${VARIANT_FLAGS:-}" ]; then   # this tree built with other CUDA flags: cuda-var, same call
     stamp "variant build ($VARIANT_FLAGS)"
-    cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=$VARIANT_FLAGS" "-DCMAKE_C_FLAGS=${VARIANT_CFLAGS:-}" >/dev/null &&
+    cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=-include $PWD/bench/cuda/app_variants.h $VARIANT_FLAGS" "-DCMAKE_C_FLAGS=${VARIANT_CFLAGS:-}" >/dev/null &&
       cmake --build build-var -j16 --target wgsync-cli >/dev/null 2>&1 || echo "VARIANT BUILD FAILED"
     W0=$W; W=build-var/cli/wgsync
     want cuda-var && t4 cuda-var -n cuda

@@ -103,19 +103,17 @@ __global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned
 }
 
 /* ---- persistent form: one loop, two policies ------------------------------------------------ */
-/* APP_ENV_IN_MEMORY=1 (measurement): the barrier's environment is handed to an empty asm before
- * each barrier, so the compiler keeps it in (local) memory and reloads it in the barrier instead
- * of holding its fields in registers across the steps. */
-#ifndef APP_ENV_IN_MEMORY
-#define APP_ENV_IN_MEMORY 0
+/* Measurement hooks: bench/cuda/app_variants.h defines them in a measurement build (it is
+ * force-included there, scripts/gpu.sh VARIANT_FLAGS); these defaults are the apps as shipped. */
+#ifndef APP__HOOK_SPILL_ENV /* before each barrier: nothing */
+#define APP__HOOK_SPILL_ENV(env) ((void)0)
+#endif
+#ifndef APP__HOOK_TRIP_END /* after each trip of mis and colour's persistent loops: nothing */
+#define APP__HOOK_TRIP_END(p) ((void)0)
 #endif
 struct WgsPolicy { /* wgsync: discovery, participating-group ids, wgsync's grid barrier */
   wgs_env env;
-  __device__ void spill()
-  {
-    if (APP_ENV_IN_MEMORY)
-      asm volatile("" : : "l"(&env) : "memory");
-  }
+  __device__ void spill() { APP__HOOK_SPILL_ENV(env); }
   __device__ bool begin(unsigned *state) { return wgs_discover(state, &env); }
   __device__ size_t id() const { return wgs_get_global_id(&env); }
   __device__ size_t size() const { return wgs_get_global_size(&env); }
@@ -156,22 +154,15 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
  * capped, what spills is the barrier's cold state (ptxas -v). The same cap for grid.sync(), so
  * both forms run at the same occupancy. */
 #define PERSISTENT_BOUNDS __launch_bounds__(1024, 2)
-/* The balanced bfs / sssp kernels: capped at 32 registers as well (APP_LB_MIN_BLOCKS 2; they
- * spill 84-100 bytes there). Capped at 64 (APP_LB_MIN_BLOCKS=1, until 2026-11-24) they held 4
- * groups of 256 per SM, 528 on the H200; since the balanced steps' chunk is 8 slots, the skewed
- * inputs fill more than that: bfs on kron:18 0.237 -> 0.174 ms, sssp 0.881 -> 0.690, sssp on
- * rmat:18 0.632 -> 0.516 at 32 (1056 groups); rmat:16 (288 groups either way) 0.118 -> 0.128
- * (bench/results/h200-apps-2026-11-24/run-13). */
-#ifndef APP_LB_MIN_BLOCKS
-#define APP_LB_MIN_BLOCKS 2
+/* The balanced bfs / sssp kernels: capped at 32 registers as well (2 blocks of 1024 per SM; they
+ * spill 84-100 bytes there). Capped at 64 they held 4 groups of 256 per SM, 528 on the H200;
+ * since the balanced steps' chunk is 8 slots, the skewed inputs fill more than that: bfs on
+ * kron:18 0.237 -> 0.174 ms, sssp 0.881 -> 0.690, sssp on rmat:18 0.632 -> 0.516 at 32 (1056
+ * groups); rmat:16 (288 groups either way) 0.118 -> 0.128 (H200). */
+#ifndef APP__LB_MIN_BLOCKS
+#define APP__LB_MIN_BLOCKS 2
 #endif
-/* APP_EXTRA_SYNC=k (measurement): mis and colour's persistent loops pass k more grid barriers
- * a trip, with no work between them, so that a barrier's cost inside the app's kernel is the
- * time added over k x trips (each policy's own barrier). 0: none (shipped). */
-#ifndef APP_EXTRA_SYNC
-#define APP_EXTRA_SYNC 0
-#endif
-#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP_LB_MIN_BLOCKS : 2)
+#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP__LB_MIN_BLOCKS : 2)
 
 /* The stop test is the policy's sync_or (wgsync: wgs_grid_barrier_or); flags[0..1] serve
  * grid.sync()'s, and flags[3] receives the loop-trip count. */
@@ -245,10 +236,7 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
         p.sync();
         go = p.sync_or(mis_exclude(i0, st, n, row, col, status), flags, it);
       }
-#if APP_EXTRA_SYNC
-      for (unsigned e = 0; e < APP_EXTRA_SYNC; ++e)
-        p.sync();
-#endif
+      APP__HOOK_TRIP_END(p);
       ++it;
     }
     if (i0 == 0) flags[3] = it;
@@ -279,17 +267,14 @@ __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, co
         changed = color_step(i0, st, n, row, col, color, it);
       }
       go = p.sync_or(changed, flags, it);
-#if APP_EXTRA_SYNC
-      for (unsigned e = 0; e < APP_EXTRA_SYNC; ++e)
-        p.sync();
-#endif
+      APP__HOOK_TRIP_END(p);
       ++it;
     }
     if (i0 == 0) flags[3] = it;
   }
 }
 
-/* bc: the balanced steps under the balanced bfs / sssp kernels' cap (APP_LB_MIN_BLOCKS). */
+/* bc: the balanced steps under the balanced bfs / sssp kernels' cap (APP__LB_MIN_BLOCKS). */
 template <class P, unsigned LB>
 __global__ void PERSISTENT_BOUNDS_STEP(LB) p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
                      float *sigma, float *delta, float *bc, const unsigned *sources, unsigned nsrc,

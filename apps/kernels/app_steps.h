@@ -42,19 +42,12 @@ typedef size_t app_size;
 typedef unsigned app_u32;
 typedef size_t app_size;
 #endif
-/* The steps (the code between two barriers). APP_STEP_CALL=1 (CUDA) compiles each as a call,
- * so that a step gets the kernel's registers for itself instead of sharing them with what the
- * persistent loop keeps live across it (the barrier's state). Kept for measurement, not
- * shipped: on the H200 it left colour on the grid where it was (0.170 against 0.172 ms, fixed
- * groups; grid.sync() 0.151) and lost overall (1.74x the host loop against 1.81x; sssp on
- * rmat:16 0.73 to 0.87 ms), bench/results/h200-apps-2026-11-24/run-9. */
-#ifndef APP_STEP_CALL
-#define APP_STEP_CALL 0
-#endif
-#if defined(__OPENCL_VERSION__) || !APP_STEP_CALL
-#define APP_STEP_FN APP_FN
+/* The steps (the code between two barriers): inlined. bench/cuda/app_variants.h (APP_STEP_CALL)
+ * makes each a call in a measurement build, the design that lost. */
+#ifdef APP__HOOK_STEP_FN
+#define APP_STEP_FN APP__HOOK_STEP_FN
 #else
-#define APP_STEP_FN static __device__ __noinline__
+#define APP_STEP_FN APP_FN
 #endif
 
 /* Raise a stop flag (the step kernels of the host loop and the CUDA graph; the persistent forms
