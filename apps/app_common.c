@@ -44,7 +44,7 @@ void app_options_init(app_options *o)
 
 int app_balanced(const app_graph *g, app_id a, const app_options *o)
 {
-  (void)a; /* every app has balanced steps (bc since 2026-11-24) */
+  (void)a; /* every app has balanced steps */
   if (o->balance != APP_BALANCE_AUTO)
     return o->balance == APP_BALANCE_EDGES;
   uint32_t maxdeg = 0;

@@ -1,5 +1,5 @@
 /*
- * The graph applications of seed 003 §5.2–5.3 on wgsync: bfs, sssp, mis, color, bc, each as a
+ * The graph applications of Sorensen et al. 2016 §5.2–5.3 on wgsync: bfs, sssp, mis, color, bc, each as a
  * host loop of kernels (multi-kernel) and as one persistent kernel with discovery and the grid
  * barrier, plus the specialised variant with a hard-coded group count; on CUDA also with
  * cooperative groups' grid.sync() and as a CUDA graph whose loop is a conditional WHILE node.
@@ -55,7 +55,7 @@ void app_options_init(app_options *o);
 
 /* Whether the app takes the load-balanced steps (apps/kernels/app_steps.h, merge-path split) on
  * this graph: as asked, or under APP_BALANCE_AUTO when its degrees are skewed (the largest at
- * least APP_SKEW times the mean, and at least 64). Every app has them (bc since 2026-11-24).
+ * least APP_SKEW times the mean, and at least 64). Every app has them.
  * (The OpenCL apps turn AUTO into NODES on a CPU device.) */
 #define APP_SKEW 8u
 int app_balanced(const app_graph *g, app_id a, const app_options *o);

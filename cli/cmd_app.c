@@ -1,6 +1,6 @@
 /*
  * wgsync app NAME --graph SPEC: one graph application (bfs, sssp, mis, color, bc) in several
- * forms side by side (seed 003 §5.2-5.3): the host loop of kernels, the persistent kernel with
+ * forms side by side (Sorensen et al. 2016 §5.2-5.3): the host loop of kernels, the persistent kernel with
  * discovery, the persistent kernel with a hard-coded group count, and on CUDA also grid.sync()
  * and a CUDA graph with a WHILE node. Forms run interleaved (one run of each, repeated) after a
  * warm-up; every run is checked against the CPU reference; median, min and max are reported.

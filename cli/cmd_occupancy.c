@@ -1,5 +1,5 @@
 /*
- * wgsync discover / bound: seed 003 §5.1 on the chosen device — discovered occupancy per run
+ * wgsync discover / bound: Sorensen et al. 2016 §5.1 on the chosen device — discovered occupancy per run
  * (ticket or spin lock, delay, close wait) and the occupancy bound found by the unsafe search.
  */
 #include <stdint.h>

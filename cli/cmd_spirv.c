@@ -1,5 +1,5 @@
 /*
- * wgsync spirv validate FILE [--json]      check split-barrier instructions (seed 000/002 rules)
+ * wgsync spirv validate FILE [--json]      check split-barrier instructions (cl_intel_split_work_group_barrier/002 rules)
  * wgsync spirv lower FILE -o OUT           rewrite for consumers without the extension
  * Exit status: 0 valid / lowered, 1 rule violations, 2 unreadable or malformed input.
  */
@@ -49,7 +49,7 @@ static void spirv_usage(FILE *f)
 {
   fputs("usage: wgsync spirv validate FILE [--json]\n"
         "       wgsync spirv lower FILE -o OUT\n\n"
-        "SPIR-V split barriers (seed 002): validate checks a module's OpControlBarrierArriveINTEL /\n"
+        "SPIR-V split barriers (SPV_INTEL_split_barrier): validate checks a module's OpControlBarrierArriveINTEL /\n"
         "OpControlBarrierWaitINTEL uses (pairing, semantics, scopes) and names each issue; lower\n"
         "rewrites them for devices without the extension (arrive: a release fence; wait: a full\n"
         "control barrier) into OUT.\n",

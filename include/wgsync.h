@@ -3,7 +3,7 @@
  *
  * The host API: open a device, build a program with the wgsync device library included, and
  * launch a kernel persistently — over-provisioned, with the occupancy discovery protocol of
- * "Portable Inter-workgroup Barrier Synchronisation for GPUs" (OOPSLA 2016, seed 003) deciding
+ * "Portable Inter-workgroup Barrier Synchronisation for GPUs" (OOPSLA 2016, Sorensen et al. 2016) deciding
  * which groups take part. Every call returns a status (0 or a negative WGS_E* value);
  * wgs_strerror() names it and wgs_last_error() says what exactly went wrong (which argument,
  * which limit, the build log). The library prints nothing and never ends the process.
@@ -167,7 +167,7 @@ void wgs_state_release(wgs_state_t *st);
 
 typedef enum {
   WGS_LOCK_TICKET = 0, /* fair: the paper's choice, near 100% recall */
-  WGS_LOCK_SPIN = 1,   /* unfair test-and-set, for comparison (seed 003 Table 3) */
+  WGS_LOCK_SPIN = 1,   /* unfair test-and-set, for comparison (Sorensen et al. 2016 Table 3) */
   WGS_LOCK_FREE = 2,   /* wgsync's lock-free counter protocol: one atomic add per group and an
                           atomic close, no mutex (device/common/wgs_core.h argues §3.2).
                           The default of wgs_launch_config_init: the fastest, same recall */
@@ -178,13 +178,13 @@ typedef enum {
   WGS_DISCOVERY_ALL = 1,      /* every launched group takes part: UNSAFE beyond the occupancy
                                  bound; what the bound search probes with (checked builds) */
   WGS_DISCOVERY_FIXED = 2,    /* every launched group takes part, for a count the caller knows
-                                 to be occupant (seed 003 §5.3 "specialised") */
+                                 to be occupant (Sorensen et al. 2016 §5.3 "specialised") */
 } wgs_discovery;
 
 /* Grid barrier algorithm, chosen per launch. */
 typedef enum {
   WGS_BARRIER_DEFAULT = 0, /* the fastest measured: COUNTER (bench/results) */
-  WGS_BARRIER_XF = 1,      /* seed 003 §4.2: the master group polls one flag per group */
+  WGS_BARRIER_XF = 1,      /* Sorensen et al. 2016 §4.2: the master group polls one flag per group */
   WGS_BARRIER_COUNTER = 2, /* one arrival count; the last arriver publishes the instance on
                               another line, which the others poll (device/cuda/wgsync.cuh) */
 } wgs_barrier;
@@ -195,7 +195,7 @@ typedef struct {
   uint32_t groups;          /* groups to launch; 0: over-provisioned default */
   unsigned state_arg;       /* kernel argument index that receives the state buffer */
   wgs_lock lock;
-  uint32_t delay;           /* lock/unlock rounds between polling and closing (seed 003 §5.4) */
+  uint32_t delay;           /* lock/unlock rounds between polling and closing (Sorensen et al. 2016 §5.4) */
   double close_wait_us;     /* quiescence wait (wgsync): before closing the poll, a participant
                                waits outside the mutex until no group has polled for this long,
                                so late-starting groups still poll. < 0: the device default
@@ -261,7 +261,7 @@ int wgs_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const s
 /* Over-provisioned group count wgs_launch uses when cfg->groups is 0. */
 uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size);
 
-/* ---- occupancy tools (the microbenchmarks of seed 003 §5.1) ----------------------------- */
+/* ---- occupancy tools (the microbenchmarks of Sorensen et al. 2016 §5.1) ----------------------------- */
 
 typedef struct {
   size_t local_size;
@@ -340,7 +340,7 @@ typedef struct {
 } wgs_latency_result;
 int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
 
-/* ---- SPIR-V split barriers (seed 002, seed 000's SPIR-V environment section) ------------- */
+/* ---- SPIR-V split barriers (SPV_INTEL_split_barrier, cl_intel_split_work_group_barrier's SPIR-V environment section) ------------- */
 
 typedef struct {
   size_t offset;      /* word offset of the instruction in the module */

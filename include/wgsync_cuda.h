@@ -68,7 +68,7 @@ int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream, wgs_launch_
 
 /* The occupancy tools and the self-test of wgsync.h, on CUDA device `device`: the same code
  * (src/tools.c) as the wgsync.h calls on a device from wgs_device_open("cuda:N"). Kept as
- * conveniences (decided 2026-11-24, not deprecated): a CUDA program names its GPU by ordinal
+ * conveniences (not deprecated): a CUDA program names its GPU by ordinal
  * and has no device handle to open and close; everything new goes into the device API only. */
 int wgs_cuda_occupancy_discover(int device, const wgs_occupancy_config *cfg, wgs_launch_result *res);
 int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32_t limit,

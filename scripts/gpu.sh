@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything wgsync does on the GPU machine, in one call: register NVIDIA's OpenCL, build, run the
-# test suite on NVIDIA OpenCL, and the CLI's measurements (seed 003 Table 3 settings) as JSON
+# test suite on NVIDIA OpenCL, and the CLI's measurements (Sorensen et al. 2016 Table 3 settings) as JSON
 # under $OUT.
 #   scripts/gpu.sh smoke   build + devices + a short barrier/discover/bound on NVIDIA
 #   scripts/gpu.sh full    build + ctest on NVIDIA + bound/discover for the four settings
@@ -147,7 +147,7 @@ tar -C "$(dirname "$R")" -czf "$OUT/results.tar.gz" results
   exit 0
 fi
 
-if [ "$mode" = apps ]; then   # seed 003 Table 4 on NVIDIA OpenCL and CUDA
+if [ "$mode" = apps ]; then   # Sorensen et al. 2016 Table 4 on NVIDIA OpenCL and CUDA
   R=$(mktemp -d)/results; mkdir -p "$R"
   if [ -n "${FULLTEST:-}" ]; then   # the whole suite on NVIDIA OpenCL (and the CUDA tests)
     (cd build-gpu && ctest -j1 --output-on-failure 2>&1 | tee "$R/ctest-nvidia.log" | grep -E "tests passed|Failed|\*\*\*|Not Run" | tail -20)

@@ -24,7 +24,7 @@ typedef struct wgs__backend_ops {
   uint32_t (*default_groups)(const wgs_device_t *dev, size_t local_size);
   int (*max_local_mem)(wgs_device_t *dev, size_t local_size, size_t *bytes);
   /* The tools' launches; their defaults, checks and searches are the core's (src/tools.c).
-   * micro: one launch of the seed 003 §5.1 microbenchmark (discovery, then a grid barrier when
+   * micro: one launch of the Sorensen et al. 2016 §5.1 microbenchmark (discovery, then a grid barrier when
    * do_barrier) over `groups`, the checked build; */
   int (*micro)(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
                wgs_discovery disc, int do_barrier, wgs_launch_result *res);

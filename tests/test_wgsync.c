@@ -243,7 +243,7 @@ static int case_mp(size_t local, uint32_t rounds, int unchecked)
   return 0;
 }
 
-/* The work-group split barrier (seed 000): kernels written against the extension's built-ins,
+/* The work-group split barrier (cl_intel_split_work_group_barrier): kernels written against the extension's built-ins,
  * built with the device library in front (native built-ins where the device has them, the
  * polyfill elsewhere), launched with plain OpenCL. */
 static int case_wg_split(void)

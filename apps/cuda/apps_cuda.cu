@@ -3,7 +3,7 @@
  *  - multi:      host loop: memset the stop flag, launch the step, copy the flag back, repeat;
  *  - persistent: one kernel with wgsync discovery and grid barrier (device/cuda/wgsync.cuh);
  *  - fixed:      the same kernel, WGS_DISCOVERY_FIXED, as many blocks as the occupancy API says
- *                (seed 003 §5.3: the non-portable "specialised" variant);
+ *                (Sorensen et al. 2016 §5.3: the non-portable "specialised" variant);
  *  - gridsync:   the same kernel body with cooperative groups' grid.sync(), cooperative launch;
  *  - graph:      one CUDA graph launch; the loop is a conditional WHILE node whose body runs
  *                the step kernels and a one-thread kernel that sets the condition from the flag
@@ -138,8 +138,7 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
    * block's OR, __syncthreads_or), one read per block after grid.sync(), its answer shared by a
    * second __syncthreads_or. The flag of trip `it` is flags[it & 1], tagged it + 1, as
    * wgs_grid_barrier_or's words are (device/common/wgs_core.h): never cleared in the loop. Both
-   * forms pay the same loads; grid.sync() pays two block barriers more. (Until 2026-11-24 both
-   * forms raised and read the flag from every thread: bench/results/h200-apps-2026-11-24.) */
+   * forms pay the same loads; grid.sync() pays two block barriers more. */
   __device__ unsigned sync_or(unsigned v, unsigned *flags, unsigned it)
   {
     volatile unsigned *f = &flags[it & 1u];
@@ -245,7 +244,7 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
 
 /* The balanced colour step keeps the 32-register cap (24 bytes spilled): capped at 64 it took 46
  * registers, 5 groups of 256 per SM, and kron:18 ran at 660 groups in 46.5 ms; capped, 961
- * groups in 40.1 ms (H200, bench/results/h200-apps-2026-11-24 run-1 and run-2). */
+ * groups in 40.1 ms (H200). */
 template <class P, unsigned LB>
 __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n,
                                                    unsigned *color, unsigned *flags)

@@ -1,5 +1,5 @@
 /*
- * Graphs for the applications of seed 003 §5.2–5.3 (bfs, sssp, mis, color, bc): a CSR graph,
+ * Graphs for the applications of Sorensen et al. 2016 §5.2–5.3 (bfs, sssp, mis, color, bc): a CSR graph,
  * readers for the formats those benchmark suites ship (DIMACS shortest-path text, METIS .graph,
  * MatrixMarket .mtx), deterministic generators (R-MAT with GTgraph's parameters, uniform random
  * graphs of out-degree 4 like Lonestar's r4-2e23, 2-D grids), and CPU reference implementations

@@ -64,7 +64,7 @@ __device__ __forceinline__ void persistent_body(wgs_team_ctx *t, ncclWindow_t wa
 }
 /* 32 registers at most: 8 groups of 256 per SM. The form "persistent-48" is the same kernel as
  * the compiler first built it (48 registers: discovery finds 5 groups of 256 per SM); the step
- * is bound by memory, so the bench keeps both side by side (bench/results/h200x2-team-2026-11-24). */
+ * is bound by memory, so the bench keeps both side by side (docs/results.md). */
 __global__ void __launch_bounds__(1024, 2) k_persistent(wgs_team_ctx *t, ncclWindow_t wa, ncclWindow_t wb,
                                                         float *a, float *b, part p, unsigned nx,
                                                         unsigned iters)

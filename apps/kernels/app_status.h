@@ -9,7 +9,7 @@
 #define APP_LOSE 0xfffffffeu /* balanced colour step: no colour yet, lost this step (app_steps.h) */
 #ifndef APP_LB_CHUNK
 /* Fewest slots (node headers, edges) per work item, app_steps.h; it also sizes the persistent
- * launch (app_groups). 8, not 32 (H200, bench/results/h200-apps-2026-11-24/run-11): four times
+ * launch (app_groups). 8, not 32 (H200): four times
  * the work items on a skewed graph that fills no more than a fraction of the GPU, every form
  * faster (bfs on rmat:16 0.21 -> 0.12 ms, sssp 0.72 -> 0.36, colour 2.5 -> 1.2, mis 0.26 -> 0.20). */
 #define APP_LB_CHUNK 8u

@@ -1,5 +1,5 @@
 /*
- * The graph applications' per-iteration steps (seed 003 §5.2-5.3: bfs, sssp, mis, color, bc),
+ * The graph applications' per-iteration steps (Sorensen et al. 2016 §5.2-5.3: bfs, sssp, mis, color, bc),
  * written once for OpenCL C and CUDA. Each step visits nodes i0, i0 + stride, ...: the
  * multi-kernel form passes the native global id and size (one kernel launch per step), the
  * persistent form passes wgs_get_global_id / wgs_get_global_size of the participating groups and
@@ -81,7 +81,7 @@ APP_FN void app_atomic_add_f(float *p, float v) { atomicAdd(p, v); }
  * given: the pull steps compute their node's once, outside the edge loop (ncu, colour on
  * grid:1000, H200: in the persistent kernel, capped at 32 registers with the barrier's state
  * live across the loop, the compiler recomputed it for every edge, twice the instructions on
- * that line; bench/results/h200-apps-2026-11-24/run-6). */
+ * that line). */
 APP_FN int app_before_p(app_u32 u, app_u32 pu, app_u32 v, app_u32 pv)
 {
   return pu < pv || (pu == pv && u < v);

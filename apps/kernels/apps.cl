@@ -1,5 +1,5 @@
 /*
- * The graph applications in OpenCL C, in the two forms of seed 003 §5.2:
+ * The graph applications in OpenCL C, in the two forms of Sorensen et al. 2016 §5.2:
  *  - multi-kernel (*_k): one launch per step over the native ids; the host loop reads the stop
  *    flag back after each step (the Pannotia / Lonestar host loop);
  *  - persistent (*_persistent): one launch; discovery (§3), the participating-group environment
@@ -10,7 +10,7 @@
  * The stop test in the persistent form: wgs_grid_barrier_or passes each work-item's "changed"
  * and returns whether any work-item of any group changed something; every work-item gets the
  * same answer after the same barrier, so the loop exit is uniform and every work-item of every
- * participating group runs the same barriers (seed 001). flags[3] returns the trip count.
+ * participating group runs the same barriers (the OpenCL work_group_barrier reference). flags[3] returns the trip count.
  */
 
 /* APP_LB=1 (a build option, app_balanced): every app takes the load-balanced steps. Chosen at

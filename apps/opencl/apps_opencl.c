@@ -1,5 +1,5 @@
 /*
- * The applications on OpenCL: the host loop of kernels (multi-kernel, seed 003 §5.2's original
+ * The applications on OpenCL: the host loop of kernels (multi-kernel, Sorensen et al. 2016 §5.2's original
  * form) and the persistent kernel launched through wgs_launch (portable: discovery; specialised:
  * WGS_DISCOVERY_FIXED with a hard-coded group count, §5.3). Kernels: apps/kernels/apps.cl.
  */
@@ -144,7 +144,7 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   }
   /* --balance auto on a CPU: per node. A CPU work-group runs its work-items in a loop, so one
    * long node does not hold up a SIMT group, and the balanced steps' search cost more (PoCL, 2
-   * cores: bfs and sssp on rmat:12 1.8x slower per run, bench/results/pocl-3.1-2threads-2026-11-23) */
+   * cores: bfs and sssp on rmat:12 1.8x slower per run) */
   if (info.is_cpu && c->o.balance == APP_BALANCE_AUTO)
     c->o.balance = APP_BALANCE_NODES;
   c->lb = (uint32_t)app_balanced(g, a, &c->o);
@@ -160,7 +160,7 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
    * (PERSISTENT_BOUNDS in apps_cuda.cu), so that 8 groups of 256 run on an SM instead of 4: on
    * the H200 every persistent run 1.12x faster geomean (colour on kron:18 52.0 -> 33.6 ms, mis
    * 0.72 -> 0.53), the host loop's kernels 0.99x with the same cap, so they keep the
-   * compiler's choice (bench/results/h200-apps-2026-11-24/run-16). WGSYNC_APPS_OPTIONS adds
+   * compiler's choice (H200). WGSYNC_APPS_OPTIONS adds
    * build options to both builds (measurement). */
   const char *extra = getenv("WGSYNC_APPS_OPTIONS");
   int nv = strstr(info.platform_name, "NVIDIA") != NULL;

@@ -5,7 +5,7 @@
  *     global memory with st.release/ld.acquire); an empty kernel relaunch; relaunch + 4-byte
  *     read-back (the multi-kernel host loop). Warm-up, then R repeats of K barriers; median,
  *     min, max per barrier.
- *  2. discovery: for the four settings of seed 003 Table 3, the occupancy API, the unsafe bound,
+ *  2. discovery: for the four settings of Sorensen et al. 2016 Table 3, the occupancy API, the unsafe bound,
  *     and ticket / spin / lock-free discovery (wgsync's default and Fig. 3 as published):
  *     mean discovered, recall, protocol time.
  * Writes latency.csv, discovery.csv and bench.json into the output folder (argv[1]).
@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(1024, 2) grid_overlap(unsigned *wgs, unsigned 
   }
 }
 
-/* Work-group imbalance (seed 000's use case): per round, warps alternate heavy (3W) and light
+/* Work-group imbalance (cl_intel_split_work_group_barrier's use case): per round, warps alternate heavy (3W) and light
  * (W) work before the barrier and the opposite after it. Plain: __syncthreads between the two
  * halves (time ~ 3W + 3W). Split: cuda::barrier arrive, the second half, wait (time ~ W + 3W):
  * an ideal 1.5x. Shared-memory reads after the barrier check the data. */
@@ -234,7 +234,7 @@ int main(int argc, char **argv)
   /* barrier latency */
   const unsigned settings[][2] = {{132, 256}, {1056, 256}, {2112, 128}, {4224, 32}, {264, 1024}};
   const struct { const char *name; wgs_barrier b; int split; } kinds[] = {
-      {"wgsync xf (seed 003 §4.2)", WGS_BARRIER_XF, 0},
+      {"wgsync xf (Sorensen et al. 2016 §4.2)", WGS_BARRIER_XF, 0},
       {"wgsync counter", WGS_BARRIER_COUNTER, 0},
       {"wgsync counter, split arrive+wait", WGS_BARRIER_COUNTER, 1}};
   for (auto &s : settings) {
@@ -384,7 +384,7 @@ int main(int argc, char **argv)
   }
   fclose(f);
 
-  /* discovery: seed 003 Table 3 on CUDA */
+  /* discovery: Sorensen et al. 2016 Table 3 on CUDA */
   size_t maxsh = 0;
   wgs_cuda_max_shared(0, &maxsh);
   f = results_file(out, "discovery.csv");

@@ -1,5 +1,5 @@
 /*
- * What the work-group split barrier buys on OpenCL (seed 000's use case), the same load as the
+ * What the work-group split barrier buys on OpenCL (cl_intel_split_work_group_barrier's use case), the same load as the
  * CUDA benchmark: per round, 32-work-item slices alternate heavy (3W) and light (W) work before
  * the barrier and the opposite after it. With a barrier: time ~ 3W + 3W. With a real split
  * (arrive, the second half, wait): ~ W + 3W, an ideal 1.5x. Reads after the barrier check data.

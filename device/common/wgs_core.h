@@ -1,5 +1,5 @@
 /*
- * wgsync device library, the core: occupancy discovery (seed 003 §3, Fig. 3 and Table 2, with
+ * wgsync device library, the core: occupancy discovery (Sorensen et al. 2016 §3, Fig. 3 and Table 2, with
  * the ticket and spin locks of §5.1 and the delay of §5.4), wgsync's lock-free discovery, the
  * grid barriers among participating groups (the XF barrier of §2.2 made correct as in §4.2,
  * and wgsync's counter barrier), the split grid barrier, and checked builds' bounded spins and
@@ -60,7 +60,7 @@ WGS_FN wgs__u64 wgs__cfg64(wgs_word_ptr s, unsigned lo)
  * right to report (the caller writes the report, then calls wgs__abort_done), WGS__ABORTED once
  * the report is written. A spin past its limit that lost the race keeps spinning until then.
  * Callers leave their loop with `break` and still reach every work-group barrier that follows,
- * never `return`: on PoCL an early return before a barrier can hang the work-group (seed 004).
+ * never `return`: on PoCL an early return before a barrier can hang the work-group (Intel's "Common mistakes in OpenCL applications").
  * Unchecked builds compile the check away. */
 #define WGS__TIMED_OUT 1
 #define WGS__ABORTED 2
@@ -69,7 +69,7 @@ typedef struct wgs__spin {
 } wgs__spin;
 /* Unchecked builds never look at the start, and a clock read is a volatile asm the compiler
  * keeps: they read no clock (no change in latency measured on the H200: the read was off the
- * critical path; bench/results/h200-devcore-2026-11-24). */
+ * critical path). */
 WGS_FN void wgs__spin_init(wgs__spin *sp)
 {
   sp->iters = 0u;
@@ -226,7 +226,7 @@ WGS_FN int wgs__wait_gave_up(const wgs_env *env, wgs__spin *sp, unsigned site)
   return why != 0;
 }
 
-/* ---- discovery (seed 003 §3) ----------------------------------------------------------------
+/* ---- discovery (Sorensen et al. 2016 §3) ----------------------------------------------------------------
  * One representative work-item per group (local id 0) runs the protocol; the result reaches the
  * rest of the group through the map M in global memory and a work-group barrier. No other
  * work-item of the group ever spins (PoCL runs them one after another).
@@ -390,7 +390,7 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, un
  *   close: participant 0 waits for quiescence (count unchanged for W), then
  *          old = fetch_or(count, CLOSED): n = old is the number of adds that came before the bit,
  *          and it publishes final = n + 1 with a release store. Every participant waits for it.
- * The four properties of seed 003 §3.2:
+ * The four properties of Sorensen et al. 2016 §3.2:
  *  - at least one: the first add in count's modification order sees no CLOSED bit;
  *  - consistent count: exactly the adds before the fetch_or see no bit, they got 0..n-1, and
  *    every participant reads the same published n;
@@ -585,7 +585,7 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
   return (int)env->participating;
 }
 
-/* ---- grid barriers (seed 003 §4) -------------------------------------------------------------
+/* ---- grid barriers (Sorensen et al. 2016 §4) -------------------------------------------------------------
  * Every work-item of every participating group calls a grid barrier the same number of times
  * (§4.3). The mixing rule, the same in every library: counter barriers and split barriers count
  * the same arrivals (env->counted), so they mix freely; XF barriers neither read nor change the
@@ -848,7 +848,7 @@ WGS_FN int wgs__outsider(wgs_env *env, unsigned site, int report)
 #define WGS__LEAVE_IF_OUTSIDER(env, site, report) (void)0
 #endif
 
-/* Two choices measured on the H200 (bench/results/h200-devcore-2026-11-24):
+/* Two choices measured on the H200 (docs/results.md):
  * WGS_REPS_POLL_AFTER_JOIN: the representatives other than the combiner's poll after the join
  * instead of before it. The OpenCL layer sets it (NVIDIA OpenCL, 1056 x 256: 1.61-1.67 us per
  * counter barrier, against 1.83-1.89 before the join); on CUDA, whose join is no block barrier,
@@ -1029,7 +1029,7 @@ WGS_BARRIER_FN void wgs__grid_barrier(wgs_env *env, unsigned site)
 WGS_BARRIER_FN unsigned wgs__grid_barrier_or(wgs_env *env, unsigned v, unsigned site)
 {
 /* WGS__LEAVE_IF_OUTSIDER with a result. (A variadic form of that macro, to serve both, made
- * every OpenCL program fail on NVIDIA's OpenCL, H200 2026-11-24, while PoCL and CUDA took it.) */
+ * every OpenCL program fail on NVIDIA's OpenCL, while PoCL and CUDA took it.) */
 #if WGS__ENV_STARTS_EMPTY
   if (wgs__outsider(env, site, 1))
     return 0u;
@@ -1038,7 +1038,7 @@ WGS_BARRIER_FN unsigned wgs__grid_barrier_or(wgs_env *env, unsigned v, unsigned 
 }
 
 /*
- * Split grid barrier (device scope; the idea of seed 000 applied to the grid): arrive releases
+ * Split grid barrier (device scope; the idea of cl_intel_split_work_group_barrier applied to the grid): arrive releases
  * everything this group wrote before it (a work-group barrier, then the representative's
  * release add); wait returns once every participating group has arrived at the same instance,
  * and acquires (the poll's acquire load, then a work-group barrier). Work between them overlaps
@@ -1090,7 +1090,7 @@ WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
  * The call's line is what a checked build names in its reports. */
 #define wgs_discover(state, env) wgs__discover((state), (env), (unsigned)__LINE__)
 /* Grid barrier among the participating groups of env; every work-item of every participating
- * group calls it the same number of times (seed 003 §4.3). */
+ * group calls it the same number of times (Sorensen et al. 2016 §4.3). */
 #define wgs_grid_barrier(env) \
   (wgs__count_entry((env), (unsigned)__LINE__), wgs__grid_barrier((env), (unsigned)__LINE__))
 /* The same barrier, returning (in every work-item) whether any work-item of any participating

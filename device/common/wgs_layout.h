@@ -62,9 +62,9 @@
 #define WGS_W_TICKET_NEXT (1u * WGS_LINE_WORDS)  /* ticket lock: next ticket to hand out */
 #define WGS_W_TICKET_SERVE (2u * WGS_LINE_WORDS) /* ticket lock: ticket now served */
 #define WGS_W_SPIN (3u * WGS_LINE_WORDS)         /* spin lock: 0 unlocked, 1 locked */
-#define WGS_W_CLOSED (4u * WGS_LINE_WORDS)       /* seed 003 Fig. 3 poll_open, negated: 0 open
+#define WGS_W_CLOSED (4u * WGS_LINE_WORDS)       /* Sorensen et al. 2016 Fig. 3 poll_open, negated: 0 open
                                                     (a cleared half), 1 closed */
-#define WGS_W_COUNT (5u * WGS_LINE_WORDS)        /* seed 003 Fig. 3 count */
+#define WGS_W_COUNT (5u * WGS_LINE_WORDS)        /* Sorensen et al. 2016 Fig. 3 count */
 #define WGS_W_ABORT (6u * WGS_LINE_WORDS)        /* checked builds: WGS_ABORT_* */
 #define WGS_W_OR (7u * WGS_LINE_WORDS)          /* wgs_grid_barrier_or: words 0 and 1, the
                                                     instance's tag where some group passed a
@@ -82,7 +82,7 @@
 /* Config words (offsets from WGS_W_CONFIG). */
 #define WGS_CFG_VERSION 0u
 #define WGS_CFG_LOCK 1u       /* enum wgs_lock value */
-#define WGS_CFG_DELAY 2u      /* lock/unlock rounds between polling and closing (seed 003 §5.4) */
+#define WGS_CFG_DELAY 2u      /* lock/unlock rounds between polling and closing (Sorensen et al. 2016 §5.4) */
 #define WGS_CFG_MODE 3u       /* WGS_MODE_* */
 #define WGS_CFG_MAX_GROUPS 4u /* capacity of the per-group arrays */
 #define WGS_CFG_LIMIT_LO 5u   /* checked builds: spin bound, low word */
@@ -123,7 +123,7 @@
 #define WGS_LOCK_KIND_SPIN 1u
 #define WGS_LOCK_KIND_FREE 2u /* wgsync's lock-free counter protocol (no mutex) */
 
-#define WGS_BARRIER_KIND_XF 0u      /* seed 003 §4.2: master polls per-group flags */
+#define WGS_BARRIER_KIND_XF 0u      /* Sorensen et al. 2016 §4.2: master polls per-group flags */
 #define WGS_BARRIER_KIND_COUNTER 1u /* arrival count; the last arriver publishes the instance */
 
 /* Lock-free protocol: the count word's top bit is the closed poll. */
@@ -170,9 +170,9 @@
 #define WGS_ABORT_DONE 2u
 
 /* Per-group arrays of a half, for a state of capacity g groups (word offsets from the half). */
-#define WGS_OFF_MAP(g) (WGS_W_ARRAYS)            /* seed 003 Fig. 3 M: participating id, or
+#define WGS_OFF_MAP(g) (WGS_W_ARRAYS)            /* Sorensen et al. 2016 Fig. 3 M: participating id, or
                                                     WGS_NOT_PARTICIPATING; g words */
-#define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))     /* seed 003 Fig. 2 XF barrier flags; g words */
+#define WGS_OFF_FLAG(g) (WGS_W_ARRAYS + (g))     /* Sorensen et al. 2016 Fig. 2 XF barrier flags; g words */
 #define WGS_OFF_ENTERED(g) (WGS_W_ARRAYS + 2u * (g)) /* checked builds: grid barrier instances each
                                                       group has entered; g words */
 #define WGS_OFF_TIME(g) (WGS_W_ARRAYS + 3u * (g)) /* 4 words per group: protocol start lo/hi,

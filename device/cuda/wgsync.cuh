@@ -1,5 +1,5 @@
 /*
- * wgsync device library for CUDA C: occupancy discovery (seed 003 §3), the participating-group
+ * wgsync device library for CUDA C: occupancy discovery (Sorensen et al. 2016 §3), the participating-group
  * environment (Table 2), grid barriers among participating groups (§4), a split grid barrier,
  * and checked builds (-DWGS_CHECKED=1: every spin bounded, misuse reported, never a hang).
  * This file is the CUDA layer (atomics through PTX, ids, block barriers); the protocol itself
@@ -143,7 +143,7 @@ typedef unsigned long long wgs__u64;
 /* The grid barrier is inlined. WGS_BARRIER_CALL=1 makes it a call instead: then the barrier's
  * values need not stay live across the caller's loop (the apps' persistent kernels took 32-36
  * registers instead of 36-54; ptxas, sm_90), but the call cost 0.04-0.65 us per barrier on the
- * H200 (bench/results/h200-barrier-2026-11-23: bench_shards.cu built both ways). A kernel near
+ * H200 (bench_shards.cu built both ways). A kernel near
  * a register boundary does better with __launch_bounds__ (as apps/cuda/apps_cuda.cu). */
 #ifndef WGS_BARRIER_CALL
 #define WGS_BARRIER_CALL 0
@@ -159,12 +159,11 @@ typedef unsigned long long wgs__u64;
 #include "wgs_core.h"
 
 /*
- * What the counter barrier's shapes measured on the H200 (bench/results/h200-counter-2026-11-23
- * and h200-barrier-2026-11-23): small launches, one hop after the last arrival, 0.85 us at
+ * What the counter barrier's shapes measured on the H200 (docs/results.md): small launches, one hop after the last arrival, 0.85 us at
  * 132 x 256 (grid.sync 0.97); middle launches with the acq_rel arrival, 1.13 us at 528 x 256
  * against 1.56 with the release add (grid.sync 1.24); sharded at 1056 x 256, 1.70 us against
  * 2.15 for a published instance written by the last arriver of one acq_rel count (the default
- * until 2026-11-23). Measured and kept out: backed-off polls and a sleep per missing arrival
+ * before). Measured and kept out: backed-off polls and a sleep per missing arrival
  * (bench/cuda/bench_variants.h), polling the one count at >= 1056 groups
  * (1.4-1.9x slower), a two-level tree (one more dependent round trip), fence.acq_rel instead of
  * acquire/release operations (0.3-0.6 us slower), Hopper clusters as the first level.

@@ -166,7 +166,7 @@ WGS_DEV void wgs__team_wait(wgs_team_env *e, unsigned site)
 
 /* Team grid barrier: the split barrier's arrive and wait back to back (a team of one GPU has
  * nothing to cross: its wait is the local one; 1 GPU, Jacobi 1024^2: 6.15 us an iteration with
- * the crossing, against 5.26 for the host loop; bench/results/h200x2-team-2026-11-24). */
+ * the crossing, against 5.26 for the host loop). */
 WGS_DEV void wgs__team_barrier(wgs_team_env *e, unsigned site)
 {
   wgs__team_arrive(e, site);
@@ -177,7 +177,7 @@ WGS_DEV void wgs__team_barrier(wgs_team_env *e, unsigned site)
 /* The first design, kept for wgs_team_discover (which must order the release copies' reset
  * before any group's first wait) and measured beside the shipped one (tests/cuda/test_team.cu,
  * mp): a local grid barrier, group 0's crossing, a local grid barrier. Two local counts per team
- * barrier: 5.49 us at 1056 x 256 per GPU on 2 H200s (bench/results/h200x2-team-2026-11-23). */
+ * barrier: 5.49 us at 1056 x 256 per GPU on 2 H200s. */
 WGS_DEV void wgs__team_barrier_twice(wgs_team_env *e, unsigned site)
 {
   wgs__count_entry(&e->env, site); /* as the grid macros do (wgs_core.h) */

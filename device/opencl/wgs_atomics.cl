@@ -2,7 +2,7 @@
  * wgsync device library, part 1: the atomics layer.
  *
  * Every cross-group access in wgsync goes through the few functions below, so that the memory
- * ordering the paper prescribes (seed 003 §4.2: device-scope release stores, device-scope acquire
+ * ordering the paper prescribes (Sorensen et al. 2016 §4.2: device-scope release stores, device-scope acquire
  * loads) is written once per platform:
  *
  *   WGS_LAYER_C11   OpenCL C 2.0 / 3.0 atomics (atomic_*_explicit with memory_scope_device).
@@ -16,7 +16,7 @@
  *                   synchronises-with edges as the C11 layer.
  *   WGS_LAYER_FENCE Any other OpenCL 1.x device: OpenCL 1.2 atomics with mem_fence on each side.
  *                   OpenCL 1.2 gives no inter-work-group ordering guarantee, so this layer is
- *                   best effort (what seed 003 §5 did for ARM); the host reports it as such.
+ *                   best effort (what Sorensen et al. 2016 §5 did for ARM); the host reports it as such.
  *
  * The host picks the layer from what the device reports and passes -D WGS_LAYER_*; a program
  * built without one picks by the feature macros below.
@@ -228,7 +228,7 @@ WGS_FN uint wgs__bar_red_or(uint v)
  * barrier under a condition it cannot prove uniform (its compiler asserted). */
 #define WGS__JOIN(env, part, full) wgs__group_barrier()
 /* Representatives other than the combiner's poll after the join (NVIDIA H200, OpenCL, 1056 x 256:
- * 1.67 us per counter barrier, against 1.89 polling before it; bench/results/h200-devcore-2026-11-24). */
+ * 1.67 us per counter barrier, against 1.89 polling before it). */
 #ifndef WGS_REPS_POLL_AFTER_JOIN
 #define WGS_REPS_POLL_AFTER_JOIN 1
 #endif

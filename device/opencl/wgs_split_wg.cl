@@ -1,6 +1,6 @@
 /*
  * wgsync device library, part 4: the work-group split barrier of cl_intel_split_work_group_barrier
- * (seed 000) on every device. Where the compiler defines the extension, its built-ins are used
+ * (cl_intel_split_work_group_barrier) on every device. Where the compiler defines the extension, its built-ins are used
  * as they are; everywhere else these macros stand in, so kernels written against the extension
  * build and run unchanged.
  *
@@ -10,7 +10,7 @@
  *   wait(flags[, scope])   = work_group_barrier(flags[, scope]): every work-item has executed
  *                            it, and it orders all accesses before it (so before the arrive)
  *                            with all after it, across the group.
- * Why this is never weaker than seed 000: arrive must be a release and wait an acquire such
+ * Why this is never weaker than cl_intel_split_work_group_barrier: arrive must be a release and wait an acquire such
  * that what a work-item did before arriving is visible to every work-item after waiting, for
  * the intersection of the two flags and the narrower scope. A full barrier at wait with the
  * wait's flags and scope covers the intersection (a subset of the wait's flags) at a scope at
@@ -32,7 +32,7 @@
  * the storage to the asm as an integer shared-window address (the same cast works on the
  * program-scope fallback array), so the dead branch always compiles and is removed.
  *
- * Semantics (seed 000): arrive = mbarrier.arrive (release at CTA scope, PTX's default), wait =
+ * Semantics (cl_intel_split_work_group_barrier): arrive = mbarrier.arrive (release at CTA scope, PTX's default), wait =
  * spin on mbarrier.test_wait.parity (acquire at CTA scope) for the phase this work-item arrived
  * in. Release/acquire at CTA scope orders every memory access of the work-item (local and
  * global) for the other work-items of the group: at least the intersection of the flags at
@@ -44,12 +44,12 @@
  */
 /*
  * Checked builds (WGS_BUILD_CHECKED) with the storage line, on every device: undefined
- * behaviour of seed 000 is reported with printf instead of hanging or passing silently. Each
+ * behaviour of cl_intel_split_work_group_barrier is reported with printf instead of hanging or passing silently. Each
  * work-item keeps a state word in the block (arrived, the parity of its arrives, the flags and
  * scope it passed); work-item 0 also publishes its flags per phase parity. Reported, once per
  * group, naming the line, the work-item and the group:
- *   - a wait without an arrive, and two arrives without a wait (seed 000: UB);
- *   - work-items that passed different flags or scope to the same arrive (seed 000: UB),
+ *   - a wait without an arrive, and two arrives without a wait (cl_intel_split_work_group_barrier: UB);
+ *   - work-items that passed different flags or scope to the same arrive (cl_intel_split_work_group_barrier: UB),
  *     compared after the wait with work-item 0's, double-buffered by phase so that a work-item
  *     running ahead cannot overwrite what a slower one still compares with;
  *   - NVIDIA: a wait that spins more than 2 s (some work-items never arrived), then gives up.

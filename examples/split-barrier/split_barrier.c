@@ -1,5 +1,5 @@
 /*
- * A kernel written against cl_intel_split_work_group_barrier (seed 000), unchanged: each
+ * A kernel written against cl_intel_split_work_group_barrier (cl_intel_split_work_group_barrier), unchanged: each
  * work-item publishes a value in local memory, arrives, does work that needs no one else's
  * value, waits, then reads its neighbour's value. wgsync supplies the built-ins where the device
  * lacks the extension (and a real split on NVIDIA with the WGS_WG_SPLIT_STORAGE line). An

@@ -125,7 +125,7 @@ static int team_setup(wgs_cuda_team_t *t, uint32_t max_groups)
 
 /* The kernels hold NCCL's device structures as built from nccl_device.h; the library that runs
  * must be that version (another libnccl.so.2 first on the library path made the team kernels
- * fault with illegal addresses, 2 x H200, 2026-11-24). */
+ * fault with illegal addresses, 2 x H200). */
 static int team_check_nccl(const char *who)
 {
   int v = 0;

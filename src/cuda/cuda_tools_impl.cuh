@@ -35,8 +35,8 @@ extern "C" __global__ void WGS_CAT(wgs_cuda_latency, WGS_SUFFIX)(unsigned *wgs, 
   wgs_env env;
   if (wgs_discover(wgs, &env)) {
     /* Two loops, each what a kernel with only that barrier runs (one loop with the branch inside
-     * measured 0.3 us more per counter barrier at 1056 x 256 on the H200, the code layout alone:
-     * bench/results/h200-devcore-2026-11-24). */
+     * measured 0.3 us more per counter barrier at 1056 x 256 on the H200, the code layout
+     * alone). */
     if (split) {
       for (unsigned r = 0u; r < rounds; ++r) {
         wgs_grid_arrive(&env);

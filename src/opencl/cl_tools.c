@@ -1,6 +1,6 @@
 /*
  * The OpenCL backend's tool launches (src/device.h; the tools themselves, their defaults and
- * the bound search are src/tools.c): the microbenchmark of seed 003 §5.1 (discovery, then a
+ * the bound search are src/tools.c): the microbenchmark of Sorensen et al. 2016 §5.1 (discovery, then a
  * grid barrier among the participants; with every launched group taking part it is the bound
  * search's probe), the grid-barrier message-passing self-test, and the latency runs; and the
  * largest local memory a group can have, found by launching.

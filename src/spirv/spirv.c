@@ -1,9 +1,9 @@
 /*
  * SPIR-V split barriers: reading a module, checking OpControlBarrierArriveINTEL (6142) and
- * OpControlBarrierWaitINTEL (6143) against the OpenCL environment rules (seed 000, last section;
- * seed 002), and lowering them for consumers without the extension.
+ * OpControlBarrierWaitINTEL (6143) against the OpenCL environment rules (cl_intel_split_work_group_barrier, last section;
+ * SPV_INTEL_split_barrier), and lowering them for consumers without the extension.
  *
- * Lowering, and why it keeps the guarantees of seeds 000/002:
+ * Lowering, and why it keeps the guarantees of cl_intel_split_work_group_barrier and SPV_INTEL_split_barrier:
  *  - Arrive -> OpMemoryBarrier(Memory, Semantics) with the arrive's own operands: the release
  *    half, ordering this invocation's earlier accesses (nothing when Semantics is None).
  *  - Wait -> OpControlBarrier(Workgroup, Memory, AcquireRelease | storage classes), the storage
@@ -277,7 +277,7 @@ static void check(const module *m, issue_list *is)
                               "order nor a storage class", name[w], v, v & ~(SEM_ORDER | SEM_STORAGE));
         if ((v & SEM_IMAGE) && m->is_const[mem] && m->value[mem] != SCOPE_WORKGROUP)
           issue(is, i, k, op, "%s: ImageMemory semantics with Memory scope %s; image memory "
-                              "requires Workgroup scope (seed 000)", name[w], scope_name(m->value[mem]));
+                              "requires Workgroup scope (cl_intel_split_work_group_barrier)", name[w], scope_name(m->value[mem]));
       }
       if (w && state == 1)
         issue(is, i, k, op, "%s before any arrive in this function (undefined behaviour)", name[w]);

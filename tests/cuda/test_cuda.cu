@@ -514,7 +514,7 @@ static int case_epochs(void)
   return 0;
 }
 
-/* Another kernel holds part of the GPU (seed 003's case for discovery; what users of hand-sized
+/* Another kernel holds part of the GPU (Sorensen et al. 2016's case for discovery; what users of hand-sized
  * persistent kernels report as deadlocks): `hog` blocks spin on another stream until the host
  * says stop, or for at most max_ns (so nothing here can hang). */
 __global__ void hog(volatile unsigned *started, volatile unsigned *stop, unsigned long long max_ns)

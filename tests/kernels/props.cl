@@ -1,5 +1,5 @@
 /*
- * The four properties of seed 003 §3.2, observed from inside a kernel:
+ * The four properties of Sorensen et al. 2016 §3.2, observed from inside a kernel:
  *   rec[0] / rec[1]: min / max participating count any work-item saw   (consistent count)
  *   rec[2]: participating groups that recorded themselves                (at least one)
  *   rec[3]: participating groups that passed a grid barrier              (simultaneous occupancy)

@@ -1,5 +1,5 @@
 /*
- * The work-group split barrier (seed 000), written against the extension's built-ins. Each
+ * The work-group split barrier (cl_intel_split_work_group_barrier), written against the extension's built-ins. Each
  * kernel counts wrong reads in bad[0]. WG_SIZE is the work-group size (a build-time -D).
  * Built twice: as is (the polyfill) and with -D STORAGE, which adds wgsync's one storage line
  * (a real mbarrier split on NVIDIA; nothing elsewhere).

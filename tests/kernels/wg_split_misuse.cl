@@ -1,5 +1,5 @@
 /*
- * Misuse of the work-group split barrier (seed 000: undefined behaviour), built checked with
+ * Misuse of the work-group split barrier (cl_intel_split_work_group_barrier: undefined behaviour), built checked with
  * the storage line: each kernel must end (no hang) and print wgsync's report of that misuse.
  * Work-item 5 misbehaves; the rest use the barrier correctly.
  */

@@ -6,7 +6,7 @@
  *  - N launched groups, of which at most K are resident at once: a group takes one of K slots
  *    before it runs and frees it when it ends (a GPU starts a waiting block only when a
  *    resident one exits; PoCL runs one group per worker thread).
- *  - Discovery (seed 003 Fig. 3 with a ticket or a spin lock, and wgsync's lock-free protocol,
+ *  - Discovery (Sorensen et al. 2016 Fig. 3 with a ticket or a spin lock, and wgsync's lock-free protocol,
  *    device/common/wgs_core.h), then ROUNDS counter barriers among the participants
  *    (polling the one arrival count after release adds, or after acq_rel adds whose result
  *    lets the last arriver skip the poll, or sharded: two shards that participant 0 waits for,

@@ -1,6 +1,6 @@
 /*
  * Kernels behind wgsync's own tools (library occupancy tools, CLI, tests): the §5.1
- * microbenchmark of seed 003, the grid-barrier message-passing self-test, and the calibration
+ * microbenchmark of Sorensen et al. 2016, the grid-barrier message-passing self-test, and the calibration
  * of checked spins on devices without a clock. Built with the device library in front.
  */
 
