@@ -467,6 +467,18 @@ if [ "$mode" = defects ]; then   # the suite (bounded) and wgsync-bench-cuda end
   mkdir -p "$OUT/bench-cuda"
   timeout "${BENCH_LIMIT:-170}" build-gpu/bench/wgsync-bench-cuda "$OUT/bench-cuda" > "$OUT/bench-cuda.log" 2>&1
   echo "wgsync-bench-cuda exit $?"; cat "$OUT/bench-cuda.log"
+  if [ -n "${LITMUS:-}" ]; then # the shipped barrier and a weakened one, short: the check must tell them apart
+    mkdir -p "$OUT/litmus"
+    for b in wgsync-bench-litmus wgsync-bench-litmus-m1; do
+      timeout 120 build-gpu/bench/$b "$OUT/litmus" "$LITMUS" > "$OUT/litmus/$b.log" 2>&1; echo "$b exit $?"
+      grep -iE "violation|stale|total|mutant|shipped" "$OUT/litmus/$b.log" | tail -8
+    done
+  fi
+  if [ -n "${SHAPES_QUICK:-}" ]; then # the counter barrier's shapes through the tuning hook
+    mkdir -p "$OUT/shards"
+    WGS_BENCH_SHAPES="$SHAPES_QUICK" timeout 150 build-gpu/bench/wgsync-bench-shards "$OUT/shards" > "$OUT/shards/shards.log" 2>&1
+    echo "wgsync-bench-shards exit $?"; grep -E "grid.sync|wgsync counter|shape" "$OUT/shards/shards.log" | head -40
+  fi
   exit 0
 fi
 
