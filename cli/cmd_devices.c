@@ -1,8 +1,5 @@
-/* wgsync devices: every OpenCL device and the capabilities wgsync depends on. */
+/* wgsync devices: every device of every backend and the capabilities wgsync depends on. */
 #include "cli.h"
-#ifdef WGSYNC_HAVE_CUDA
-#include "wgsync_cuda.h"
-#endif
 
 #define MAX_LIST 64
 
@@ -11,18 +8,8 @@ int cmd_devices(const cli_opts *o)
   wgs_device_info infos[MAX_LIST];
   size_t n = 0;
   int rc = wgs_device_list(infos, MAX_LIST, &n);
-  if (rc != WGS_OK && rc != WGS_ENODEV)
+  if (rc != WGS_OK)
     return cli_fail("devices", rc);
-  size_t n_cl = n;
-#ifdef WGSYNC_HAVE_CUDA
-  int nc = 0;
-  wgs_cuda_device_count(&nc);
-  for (int i = 0; i < nc && n < MAX_LIST; i++)
-    if (wgs_cuda_device_info(i, &infos[n]) == WGS_OK)
-      n++;
-#endif
-  if (n == 0)
-    return cli_fail("devices", rc == WGS_OK ? WGS_ENODEV : rc);
   if (o->json) {
     json_w j;
     cli_json_open(&j, "devices");
@@ -36,7 +23,7 @@ int cmd_devices(const cli_opts *o)
   }
   for (size_t i = 0; i < n; i++) {
     const wgs_device_info *in = &infos[i];
-    if (i >= n_cl)
+    if (in->backend == WGS_BACKEND_CUDA)
       printf("cuda:%d  %s  [CUDA]\n", in->device_index, in->name);
     else
       printf("%d:%d  %s  [%s]\n", in->platform_index, in->device_index, in->name, in->platform_name);

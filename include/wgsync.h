@@ -122,8 +122,10 @@ int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out);
 void wgs_device_close(wgs_device_t *dev);
 int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out);
 
-/* Every OpenCL device of every platform, for listing (CUDA devices: wgs_cuda_device_count).
- * *count receives the number written (<= cap). */
+/* Every device of every backend the program carries: each OpenCL platform's devices, then the
+ * CUDA devices (their info's backend and indices say how to open each: "P:D", "cuda:N").
+ * *count receives the number written (<= cap). WGS_ENODEV, with each backend's reason, when
+ * there is none. */
 int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count);
 
 /* ---- programs --------------------------------------------------------------------------- */

@@ -25,7 +25,20 @@ int wgs_cuda_device_count(int *count);
 int wgs_cuda_device_ordinal(const wgs_device_t *dev);
 int wgs_cuda_device_info(int device, wgs_device_info *out);
 
-typedef struct wgs_cuda_state wgs_cuda_state_t;
+/* The one launch API of wgsync.h runs on a CUDA device opened with wgs_device_open("cuda:N"):
+ * wgs_state_create, wgs_buffer_create, wgs_kernel_set_arg[_buffer], wgs_launch[_async],
+ * wgs_state_result, with a kernel handle made from your kernel here (launched on the legacy
+ * default stream, arguments set by index as on OpenCL; a NULL value of `size` bytes is the
+ * launch's dynamic shared memory). */
+int wgs_kernel_cuda(wgs_device_t *dev, const void *kernel, wgs_kernel_t **out);
+int wgs_kernel_cuda_function(wgs_device_t *dev, CUfunction fn, wgs_kernel_t **out);
+/* A wgsync buffer's device pointer on a CUDA device (NULL for any other buffer). */
+void *wgs_buffer_cuda_ptr(const wgs_buffer_t *buf);
+
+/* Interop with your own streams, and the entry points that name a GPU by ordinal. A
+ * wgs_cuda_state_t is a wgs_state_t: wgs_launch and wgs_state_result take it too. */
+typedef struct wgs_state wgs_cuda_state_t;
+/* A state on CUDA device `device`, which it opens for itself (closed when it is released). */
 int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_state_t **out);
 void wgs_cuda_state_release(wgs_cuda_state_t *st);
 unsigned *wgs_cuda_state_device_ptr(const wgs_cuda_state_t *st);

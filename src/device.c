@@ -24,6 +24,46 @@ extern const wgs__backend_ops wgs__cuda_ops __attribute__((weak));
 static const wgs__backend_ops *opencl_backend(void) { return &wgs__opencl_ops; }
 static const wgs__backend_ops *cuda_backend(void) { return &wgs__cuda_ops; }
 
+/* The registry: every backend this program carries (a weak table absent is NULL), in the order
+ * devices are listed. */
+static size_t registry(const wgs__backend_ops **out)
+{
+  const wgs__backend_ops *all[] = {opencl_backend(), cuda_backend()};
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (all[i])
+      out[n++] = all[i];
+  return n;
+}
+
+int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
+{
+  WGS__REQUIRE(count);
+  *count = 0;
+  if (cap > 0)
+    WGS__REQUIRE(infos);
+  const wgs__backend_ops *reg[4];
+  size_t nb = registry(reg);
+  int first_rc = WGS_ENODEV;
+  char why[512] = "";
+  for (size_t b = 0; b < nb; b++) {
+    size_t got = 0;
+    int rc = reg[b]->list(infos + *count, cap - *count, &got);
+    if (rc != WGS_OK) { /* a backend without devices here: the others may have some */
+      if (first_rc == WGS_ENODEV && rc != WGS_ENODEV)
+        first_rc = rc;
+      size_t used = strlen(why);
+      snprintf(why + used, sizeof why - used, "%s%s: %s", used ? "; " : "", reg[b]->name,
+               wgs_last_error());
+      continue;
+    }
+    *count += got;
+  }
+  if (*count == 0)
+    return wgs__fail(first_rc, "no device on any backend (%s)", why[0] ? why : "none built");
+  return WGS_OK;
+}
+
 int wgs__cuda_name(const char *name)
 {
   if (!name || strncmp(name, "cuda", 4) != 0)

@@ -9,6 +9,8 @@
 #ifndef WGS_DEVICE_H
 #define WGS_DEVICE_H
 
+#include <pthread.h>
+
 #include "internal.h"
 
 #ifdef __cplusplus
@@ -20,6 +22,9 @@ typedef struct wgs__backend_ops {
   /* Opens the device sel names. OpenCL: sel as given to wgs_device_open (it reads WGSYNC_DEVICE
    * when sel is unset); CUDA: sel->device is the ordinal, how names the request. */
   int (*open)(const wgs_device_select *sel, const char *how, wgs_device_t **out);
+  /* Every device of the backend, up to cap, into infos; *count the number written. WGS_ENODEV
+   * (with the reason) when the machine has none for this backend. */
+  int (*list)(wgs_device_info *infos, size_t cap, size_t *count);
   void (*close)(wgs_device_t *dev);
   uint32_t (*default_groups)(const wgs_device_t *dev, size_t local_size);
   int (*max_local_mem)(wgs_device_t *dev, size_t local_size, size_t *bytes);
@@ -36,7 +41,73 @@ typedef struct wgs__backend_ops {
    * `rounds` barriers over exactly `groups`: microseconds per barrier of each into us[]. */
   int (*latency)(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups, uint32_t rounds,
                  uint32_t repeats, double *us);
+
+  /* The objects of wgsync.h (src/api.c checks the arguments, then calls these). An entry a
+   * backend leaves NULL is WGS_EUNSUPPORTED on its devices, saying so. Each object a backend
+   * makes starts with its head (WGS__OBJECT_HEAD, WGS__STATE_HEAD below). */
+  int (*program_build)(wgs_device_t *dev, const char *source, const char *options, unsigned flags,
+                       wgs_program_t **out);
+  int (*program_build_il)(wgs_device_t *dev, const uint32_t *words, size_t n_words,
+                          const char *options, wgs_program_t **out);
+  void (*program_release)(wgs_program_t *prog);
+  const char *(*program_build_log)(const wgs_program_t *prog);
+  int (*kernel_create)(wgs_program_t *prog, const char *name, wgs_kernel_t **out);
+  void (*kernel_release)(wgs_kernel_t *k);
+  int (*kernel_set_arg)(wgs_kernel_t *k, unsigned index, size_t size, const void *value);
+  int (*kernel_set_arg_buffer)(wgs_kernel_t *k, unsigned index, wgs_buffer_t *buf);
+  int (*kernel_run)(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local);
+  int (*buffer_create)(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out);
+  void (*buffer_release)(wgs_buffer_t *buf);
+  int (*buffer_write)(wgs_buffer_t *buf, size_t offset, size_t bytes, const void *src);
+  int (*buffer_read)(wgs_buffer_t *buf, size_t offset, size_t bytes, void *dst);
+
+  /* States and launches. The core holds the state's lock around each. */
+  int (*state_create)(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
+  void (*state_release)(wgs_state_t *st);
+  /* Plans (wgs__plan_launch) and enqueues k on the state, and logs it (wgs__log_plan). */
+  int (*launch)(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+  /* The result, decoded once in the core (src/api.c) from these: wait for the state's launches
+   * and fill its first WGS_G_LINES lines (glob) and the latest launch's kernel time (-1: none);
+   * clear the error line after a report was read; read n words from a word offset. */
+  int (*result_words)(wgs_state_t *st, uint32_t *glob, double *kernel_us);
+  int (*clear_error)(wgs_state_t *st);
+  int (*read_words)(wgs_state_t *st, size_t offset, size_t n, uint32_t *out);
 } wgs__backend_ops;
+
+/* The first fields of every program, kernel and buffer. */
+#define WGS__OBJECT_HEAD                                                                     \
+  const wgs__backend_ops *ops;                                                               \
+  wgs_device_t *dev
+typedef struct wgs__object_head {
+  WGS__OBJECT_HEAD;
+} wgs__object_head;
+static inline const wgs__object_head *wgs__object(const void *obj)
+{
+  return (const wgs__object_head *)obj;
+}
+
+/* The first fields of every state: what the core's launch sequence and result decoder keep. */
+#define WGS__STATE_HEAD                                                                      \
+  WGS__OBJECT_HEAD;                                                                          \
+  uint32_t max_groups;                                                                       \
+  wgs__launch_log log;   /* the launches since the last result */                            \
+  pthread_mutex_t lock   /* launches and results, one at a time (recursive) */
+typedef struct wgs__state_head {
+  WGS__STATE_HEAD;
+} wgs__state_head;
+static inline wgs__state_head *wgs__state(wgs_state_t *st) { return (wgs__state_head *)(void *)st; }
+/* Fills the head of a new state (the lock made recursive); wgs__state_head_fini undoes it. */
+void wgs__state_head_init(wgs__state_head *h, const wgs__backend_ops *ops, wgs_device_t *dev,
+                          uint32_t max_groups);
+void wgs__state_head_fini(wgs__state_head *h);
+/* The result of a state's latest launch (its lock held), decoded from the backend's words. */
+int wgs__state_result_locked(wgs_state_t *st, wgs_launch_result *res);
+/* A synchronous launch (the state's lock held): enqueue(st, what, cfg) when given (a backend's
+ * interop launch), else the table's launch of k; then the result. */
+int wgs__launch_sync_locked(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
+                            wgs_launch_result *res,
+                            int (*enqueue)(wgs_state_t *st, void *what, const wgs_launch_config *cfg),
+                            void *what);
 
 /* The first fields of every backend's device. */
 #define WGS__DEVICE_HEAD                                                                     \

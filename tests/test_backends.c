@@ -239,19 +239,74 @@ static int t_link(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
-/* OpenCL objects on a CUDA device are refused by name; on an OpenCL device they work. */
-static int t_opencl_objects(wgs_device_t *dev, const wgs_device_info *in)
+#ifdef WGS_TEST_CUDA_KERNEL
+int wgs_test_cuda_count_kernel(wgs_device_t *dev, wgs_kernel_t **k); /* tests/cuda/backend_kernel.cu */
+#endif
+static const char *COUNT_CL =
+    "__kernel void count(__global uint *wgs, __global uint *out, uint rounds)\n{\n  wgs_env e;\n"
+    "  if (wgs_discover(wgs, &e)) {\n    for (uint r = 0u; r < rounds; ++r) {\n"
+    "      if (e.local_id == 0u)\n        atomic_inc(&out[0]);\n      wgs_grid_barrier(&e);\n"
+    "    }\n    if (e.local_id == 0u && e.group_id == 0u)\n      out[1] = e.num_groups;\n  }\n}\n";
+
+/* The one launch API on every backend: a state, a kernel handle (an OpenCL program's kernel, a
+ * CUDA kernel wrapped), a buffer, arguments by index, a synchronous launch and two asynchronous
+ * ones with their result; the kernel's count must be participants x rounds. */
+static int t_launch(wgs_device_t *dev, const wgs_device_info *in)
 {
-  wgs_state_t *st = NULL;
-  int rc = wgs_state_create(dev, 64, &st);
+  wgs_program_t *prog = NULL;
+  wgs_kernel_t *k = NULL;
   if (in->backend == WGS_BACKEND_CUDA) {
-    CHECK_EQ(rc, WGS_EUNSUPPORTED);
-    CHECK(strstr(wgs_last_error(), "wgs_state_create") && strstr(wgs_last_error(), "CUDA device"));
-    printf("%s\n", wgs_last_error());
+#ifdef WGS_TEST_CUDA_KERNEL
+    CHECK_OK(wgs_test_cuda_count_kernel(dev, &k));
+#else
+    printf("SKIP: this test program has no CUDA kernel\n");
+    return WGS_SKIP;
+#endif
+    CHECK_STATUS(wgs_program_build(dev, COUNT_CL, NULL, 0, &prog), WGS_EUNSUPPORTED);
+    printf("program on a CUDA device: %s\n", wgs_last_error());
   } else {
-    CHECK_OK(rc);
-    wgs_state_release(st);
+    CHECK_OK(wgs_program_build(dev, COUNT_CL, NULL, 0, &prog));
+    CHECK_OK(wgs_kernel_create(prog, "count", &k));
   }
+  size_t local = 64;
+  uint32_t groups = wgs_default_groups(dev, local), rounds = 100, zero[2] = {0, 0}, got[2];
+  wgs_state_t *st = NULL;
+  wgs_buffer_t *out = NULL;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  CHECK_OK(wgs_buffer_create(dev, sizeof zero, &out));
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, out));
+  CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
+  wgs_launch_config cfg;
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = local;
+  cfg.groups = groups;
+  cfg.time_kernel = 1;
+  for (int form = 0; form < 2; form++) {
+    CHECK_OK(wgs_buffer_write(out, 0, sizeof zero, zero));
+    wgs_launch_result r;
+    if (form == 0) {
+      CHECK_OK(wgs_launch(st, k, &cfg, &r));
+    } else { /* two launches back to back, then the latest's result */
+      CHECK_OK(wgs_launch_async(st, k, &cfg));
+      CHECK_OK(wgs_launch_async(st, k, &cfg));
+      CHECK_OK(wgs_state_result(st, &r));
+    }
+    CHECK_OK(wgs_buffer_read(out, 0, sizeof got, got));
+    uint32_t launches = form == 0 ? 1u : 2u;
+    printf("%s launch: %u of %u groups took part, count %u (expected %u x %u x %u), %.1f us\n",
+           form == 0 ? "synchronous" : "asynchronous", r.participants, r.launched, got[0],
+           launches, r.participants, rounds, r.kernel_us);
+    CHECK(r.participants >= 1 && r.participants <= groups && r.launched == groups);
+    CHECK_EQ(got[1], r.participants);
+    CHECK_EQ(got[0], launches * r.participants * rounds);
+    CHECK(r.kernel_us > 0);
+  }
+  /* a result with no launch since the last one is refused, by name */
+  CHECK_STATUS(wgs_state_result(st, NULL), WGS_EINVAL);
+  wgs_buffer_release(out);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
   return 0;
 }
 
@@ -273,7 +328,7 @@ static const struct {
     {"latency", t_latency},
     {"latency_split", t_latency_split},
     {"bad", t_bad},
-    {"opencl_objects", t_opencl_objects},
+    {"launch", t_launch},
     {"link", t_link},
 };
 

@@ -99,12 +99,14 @@ typedef struct {
   const void *sym;
   CUfunction fn;
   const char *who;
+  const char *name; /* for messages, NULL when unknown */
 } kernel_ref;
 
+/* A state on a CUDA device (the public wgs_state_t, and cuda_state, point at one). */
 struct wgs_cuda_state {
+  WGS__STATE_HEAD;       /* ops, device, capacity, launch log and lock (src/device.h) */
   int device;
   unsigned *mem;
-  uint32_t max_groups;
   unsigned *io;          /* pinned: the global lines of the state, read back for a result */
   volatile unsigned *mirror; /* pinned, mapped: the result words the device mirrors (WGS_MIRROR_*) */
   unsigned *mirror_dev;  /* its device address */
@@ -114,13 +116,34 @@ struct wgs_cuda_state {
   int timing;            /* the latest launch recorded e0, e1 */
   uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
   int cfg_valid;
-  wgs__launch_log log;   /* the launches since the last wgs_cuda_state_result */
+  cudaStream_t stream;   /* the latest launch's stream: a result waits for it */
   /* The occupancy API's answer for the last kernel launched on this state (the early close's
    * "enough"): asked once per kernel and shape, not on every launch of a loop. */
   const void *occ_kernel;
   size_t occ_local, occ_shared;
   uint32_t occ_groups;
 };
+typedef struct wgs_cuda_state cuda_state;
+static inline cuda_state *cs(wgs_state_t *st) { return (cuda_state *)(void *)st; }
+static inline wgs_state_t *pub(cuda_state *st) { return (wgs_state_t *)(void *)st; }
+extern "C" const wgs__backend_ops wgs__cuda_ops;
+/* A CUDA device behind a wgs_device_t (src/device.h): the head, the ordinal, and the references
+ * of the user's handle and of every state, kernel and buffer made on it. */
+struct wgs__cuda_device {
+  WGS__DEVICE_HEAD;
+  int ordinal;
+  int refs;
+};
+static void cuda_dev_retain(wgs_device_t *dev)
+{
+  __atomic_add_fetch(&((wgs__cuda_device *)(void *)dev)->refs, 1, __ATOMIC_RELAXED);
+}
+static void cuda_dev_release(wgs_device_t *dev)
+{
+  if (dev && __atomic_sub_fetch(&((wgs__cuda_device *)(void *)dev)->refs, 1, __ATOMIC_ACQ_REL) == 0)
+    free(dev);
+}
+static int cuda_open_ordinal(int ordinal, const char *how, wgs_device_t **out);
 
 /* Writes the config words: a kernel with the words as its argument, so that the write is
  * stream-ordered, needs no host buffer to outlive it, and is captured by value in a graph. */
@@ -206,27 +229,26 @@ extern "C" int wgs_cuda_device_info(int device, wgs_device_info *out)
   return WGS_OK;
 }
 
-extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_state_t **out)
+static void cuda_state_release(wgs_state_t *st);
+/* The table's state (src/device.h): the core checked max_groups. */
+static int cuda_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
 {
-  WGS__REQUIRE(out);
-  *out = NULL;
-  if (max_groups == 0 || max_groups > (1u << 24))
-    return wgs__fail(WGS_EINVAL, "wgs_cuda_state_create: max_groups is %u (expected 1 to %u)",
-                     max_groups, 1u << 24);
+  int device = ((wgs__cuda_device *)(void *)dev)->ordinal;
   int rc = set_device(device);
   if (rc != WGS_OK)
     return rc;
   unsigned *mem = NULL;
   CU(cudaMalloc((void **)&mem, (size_t)WGS_STATE_WORDS(max_groups) * sizeof(unsigned)),
      "cudaMalloc(state)");
-  wgs_cuda_state_t *st = (wgs_cuda_state_t *)calloc(1, sizeof *st);
+  cuda_state *st = (cuda_state *)calloc(1, sizeof *st);
   if (!st) {
     cudaFree(mem);
     return wgs__fail(WGS_ENOMEM, "wgs_cuda_state_create: out of memory");
   }
+  wgs__state_head_init((wgs__state_head *)st, &wgs__cuda_ops, dev, max_groups);
+  cuda_dev_retain(dev);
   st->device = device;
   st->mem = mem;
-  st->max_groups = max_groups;
   /* All zero (epoch 0, both halves clear), then each half's way back to the base. */
   unsigned back[2] = {WGS_HALF(max_groups, 0u), WGS_HALF(max_groups, 1u)};
   cudaError_t e = cudaMemset(mem, 0, (size_t)WGS_STATE_WORDS(max_groups) * sizeof(unsigned));
@@ -260,17 +282,37 @@ extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_cuda_s
   if (e == cudaSuccess)
     e = cudaEventCreate(&st->e1);
   if (e != cudaSuccess) {
-    wgs_cuda_state_release(st);
-    return cuda_fail("wgs_cuda_state_create: pinned buffer and events", e);
+    cuda_state_release(pub(st));
+    return cuda_fail("wgs_state_create: pinned buffer and events", e);
   }
-  *out = st;
+  *out = pub(st);
   return WGS_OK;
 }
 
-extern "C" void wgs_cuda_state_release(wgs_cuda_state_t *st)
+/* A state on CUDA device `device`, which it opens for itself (and closes when released). */
+extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_state_t **out)
 {
-  if (!st)
-    return;
+  WGS__REQUIRE(out);
+  *out = NULL;
+  if (max_groups == 0 || max_groups > (1u << 24))
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_state_create: max_groups is %u (expected 1 to %u)",
+                     max_groups, 1u << 24);
+  char how[64];
+  snprintf(how, sizeof how, "CUDA device %d", device);
+  wgs_device_t *dev = NULL;
+  int rc = cuda_open_ordinal(device, how, &dev);
+  if (rc != WGS_OK)
+    return rc;
+  rc = wgs_state_create(dev, max_groups, out);
+  cuda_dev_release(dev); /* the state holds it */
+  return rc;
+}
+
+
+
+static void cuda_state_release(wgs_state_t *pst)
+{
+  cuda_state *st = cs(pst);
   cudaFree(st->mem);
   if (st->io)
     cudaFreeHost(st->io);
@@ -280,10 +322,18 @@ extern "C" void wgs_cuda_state_release(wgs_cuda_state_t *st)
     cudaEventDestroy(st->e0);
   if (st->e1)
     cudaEventDestroy(st->e1);
+  wgs__state_head_fini((wgs__state_head *)st);
+  cuda_dev_release(st->dev);
   free(st);
 }
 
-extern "C" unsigned *wgs_cuda_state_device_ptr(const wgs_cuda_state_t *st) { return st ? st->mem : NULL; }
+extern "C" void wgs_cuda_state_release(wgs_state_t *st) { wgs_state_release(st); }
+
+extern "C" unsigned *wgs_cuda_state_device_ptr(const wgs_state_t *st)
+{
+  return st && wgs__object(st)->ops == &wgs__cuda_ops ? ((const cuda_state *)(const void *)st)->mem
+                                                      : NULL;
+}
 
 extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
 {
@@ -297,7 +347,7 @@ extern "C" uint32_t wgs_cuda_default_groups(int device, size_t local_size)
 
 /* What the launch sequence asks the CUDA backend (src/launch.h). */
 typedef struct {
-  wgs_cuda_state_t *st;
+  cuda_state *st;
   kernel_ref kr;
   size_t shared_bytes;
 } cuda_launch_ctx;
@@ -311,7 +361,7 @@ static int cuda_to_spin(void *ctx, double us, uint64_t *out)
 static uint32_t cuda_fits(void *ctx, size_t local)
 {
   cuda_launch_ctx *c = (cuda_launch_ctx *)ctx;
-  wgs_cuda_state_t *st = c->st;
+  cuda_state *st = c->st;
   const void *kernel = c->kr.sym ? c->kr.sym : (const void *)c->kr.fn; /* the cache's key */
   if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != c->shared_bytes) {
     int per_sm = 0;
@@ -328,7 +378,7 @@ static uint32_t cuda_fits(void *ctx, size_t local)
   return st->occ_groups;
 }
 
-static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsigned num_args,
+static int launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num_args,
                         size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg_in)
 {
   if (!kr.sym && load_driver() != WGS_OK)
@@ -416,52 +466,104 @@ static int launch_async(wgs_cuda_state_t *st, kernel_ref kr, void **args, unsign
       wgs__fail_append(" (launch of the requested groups x local size)");
     return rc;
   }
-  wgs__log_plan(&st->log, NULL, &plan, &cfg, &c, capturing);
+  wgs__log_plan(&st->log, kr.name, &plan, &cfg, &c, capturing);
   st->timing = cfg.time_kernel;
+  st->stream = stream;
   return WGS_OK;
 }
 
-extern "C" int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
+/* The interop launches: a kernel symbol or a CUfunction with the caller's argument array and
+ * stream, under the state's lock; the synchronous ones through the core (src/api.c). */
+typedef struct {
+  kernel_ref kr;
+  void **args;
+  unsigned num_args;
+  size_t shared_bytes;
+  cudaStream_t stream;
+} interop_launch;
+static int enqueue_interop(wgs_state_t *st, void *what, const wgs_launch_config *cfg)
+{
+  interop_launch *il = (interop_launch *)what;
+  return launch_async(cs(st), il->kr, il->args, il->num_args, il->shared_bytes, il->stream, cfg);
+}
+static int interop(wgs_state_t *st, interop_launch *il, const wgs_launch_config *cfg, int sync,
+                   wgs_launch_result *res)
+{
+  if (wgs__object(st)->ops != &wgs__cuda_ops)
+    return wgs__fail(WGS_EINVAL, "%s: the state is not on a CUDA device", il->kr.who);
+  if (il->num_args > 0 && !il->args)
+    return wgs__fail(WGS_EINVAL, "%s: argument 'args' is NULL", il->kr.who);
+  wgs__state_head *h = wgs__state(st);
+  pthread_mutex_lock(&h->lock);
+  int rc = sync ? wgs__launch_sync_locked(st, NULL, cfg, res, enqueue_interop, il)
+                : enqueue_interop(st, il, cfg);
+  pthread_mutex_unlock(&h->lock);
+  return rc;
+}
+
+extern "C" int wgs_cuda_launch_async(wgs_state_t *st, const void *kernel, void **args,
                                      unsigned num_args, size_t shared_bytes, cudaStream_t stream,
                                      const wgs_launch_config *cfg)
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
-  if (num_args > 0)
-    WGS__REQUIRE(args);
-  kernel_ref kr = {kernel, NULL, "wgs_cuda_launch"};
-  return launch_async(st, kr, args, num_args, shared_bytes, stream, cfg);
+  interop_launch il = {{kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
+  return interop(st, &il, cfg, 0, NULL);
 }
 
-extern "C" int wgs_cuda_launch_function_async(wgs_cuda_state_t *st, CUfunction fn, void **args,
+extern "C" int wgs_cuda_launch_function_async(wgs_state_t *st, CUfunction fn, void **args,
                                               unsigned num_args, size_t shared_bytes,
                                               cudaStream_t stream, const wgs_launch_config *cfg)
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(fn);
-  if (num_args > 0)
-    WGS__REQUIRE(args);
-  kernel_ref kr = {NULL, fn, "wgs_cuda_launch_function"};
-  return launch_async(st, kr, args, num_args, shared_bytes, stream, cfg);
+  interop_launch il = {{NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
+                       stream};
+  return interop(st, &il, cfg, 0, NULL);
 }
 
-extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
-                                     wgs_launch_result *res_out)
+extern "C" int wgs_cuda_launch(wgs_state_t *st, const void *kernel, void **args,
+                               unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                               const wgs_launch_config *cfg, wgs_launch_result *res)
 {
   WGS__REQUIRE(st);
-  wgs_launch_result local_res;
-  wgs_launch_result *res = res_out ? res_out : &local_res;
-  memset(res, 0, sizeof *res);
-  res->protocol_us = res->kernel_us = -1;
-  int rc = wgs__log_pending(&st->log, "wgs_cuda_state_result");
+  WGS__REQUIRE(kernel);
+  interop_launch il = {{kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
+  return interop(st, &il, cfg, 1, res);
+}
+
+extern "C" int wgs_cuda_launch_function(wgs_state_t *st, CUfunction fn, void **args,
+                                        unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                        const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  WGS__REQUIRE(st);
+  WGS__REQUIRE(fn);
+  interop_launch il = {{NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
+                       stream};
+  return interop(st, &il, cfg, 1, res);
+}
+
+static int cuda_clear_error(wgs_state_t *pst)
+{
+  cuda_state *st = cs(pst);
+  st->mirror[WGS_MIRROR_ERROR] = 0;
+  cudaError_t e = cudaMemsetAsync(st->mem + WGS_G_ERROR, 0, WGS_LINE_WORDS * sizeof(unsigned),
+                                  st->stream);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(st->stream);
+  return e == cudaSuccess ? WGS_OK : cuda_fail("cudaMemsetAsync(state error report)", e);
+}
+
+/* The result's words (src/device.h): after the stream of the latest launch, the result words the
+ * device mirrored into mapped host memory; the state's global lines are copied back only when
+ * an error was reported (its details live there). */
+static int cuda_result_words(wgs_state_t *pst, uint32_t *glob, double *kernel_us)
+{
+  cuda_state *st = cs(pst);
+  int rc = use_device(st->device);
   if (rc != WGS_OK)
     return rc;
-  rc = use_device(st->device);
-  if (rc != WGS_OK)
-    return rc;
-  /* The device mirrors the result words into mapped host memory: after the wait they are
-   * here. Only an error report is copied back (its details live in the state). */
-  cudaError_t e = cudaStreamSynchronize(stream);
+  cudaError_t e = cudaStreamSynchronize(st->stream);
   if (e != cudaSuccess)
     return cuda_fail("kernel execution (cudaStreamSynchronize)", e);
   unsigned mcode = st->mirror[WGS_MIRROR_ERROR];
@@ -475,94 +577,50 @@ extern "C" int wgs_cuda_state_result(wgs_cuda_state_t *st, cudaStream_t stream,
   st->io[WGS_G_CTRL + WGS_CTRL_EPOCH] = st->mirror[WGS_MIRROR_EPOCH];
   st->io[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] = st->mirror[WGS_MIRROR_RESULT_EPOCH];
   st->io[WGS_G_CTRL + WGS_CTRL_PARTICIPANTS] = st->mirror[WGS_MIRROR_PARTICIPANTS];
+  memcpy(glob, st->io, GLOBAL_WORDS * sizeof(unsigned));
+  /* a mirrored error whose report line reads clear: nothing to decode, the mirror to reset
+   * (the core clears the line after a report it decoded) */
+  if (mcode != 0 && glob[WGS_G_ERROR + WGS_ERR_CODE] == 0 && (rc = cuda_clear_error(pst)) != WGS_OK)
+    return rc;
   if (st->timing) {
     float ms = 0;
-    if (cudaEventElapsedTime(&ms, st->e0, st->e1) == cudaSuccess)
-      res->kernel_us = ms * 1e3;
-    cudaGetLastError();
+    if ((e = cudaEventElapsedTime(&ms, st->e0, st->e1)) != cudaSuccess)
+      return cuda_fail("cudaEventElapsedTime", e);
+    *kernel_us = ms * 1e3;
     st->timing = 0;
   }
-  wgs__launch_record lr = st->log.last;
-  const unsigned *glob = st->io;
-  unsigned code = glob[WGS_G_ERROR + WGS_ERR_CODE];
-  rc = wgs__log_result(&st->log, glob, res);
-  if (code != 0 || mcode != 0) { /* read: the next report may be written */
-    st->mirror[WGS_MIRROR_ERROR] = 0;
-    e = cudaMemsetAsync(st->mem + WGS_G_ERROR, 0, WGS_LINE_WORDS * sizeof(unsigned), stream);
-    if (e == cudaSuccess)
-      e = cudaStreamSynchronize(stream);
-    if (e != cudaSuccess && rc == WGS_OK)
-      rc = cuda_fail("cudaMemsetAsync(state error report)", e);
-  }
-  if (rc == WGS_OK && lr.checked && res->participants > 0) {
-    /* the entry counts against the entry records (src/launch.c) */
-    uint32_t n = res->participants, mg = st->max_groups;
-    unsigned half = glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u;
-    unsigned *w = (unsigned *)malloc((size_t)n * 3 * sizeof *w);
-    if (!w)
-      return wgs__fail(WGS_ENOMEM, "wgs_cuda_state_result: out of memory");
-    const size_t off[3] = {WGS_OFF_ENTERED(mg), WGS_OFF_WITEMS(mg), WGS_OFF_SITE(mg)};
-    e = cudaSuccess;
-    for (int i = 0; i < 3 && e == cudaSuccess; i++)
-      e = cudaMemcpy(w + (size_t)i * n, st->mem + WGS_HALF(mg, half) + off[i], n * sizeof *w,
-                     cudaMemcpyDeviceToHost);
-    rc = e == cudaSuccess ? wgs__check_entries(&lr, n, w, w + n, w + 2 * (size_t)n)
-                          : cuda_fail("cudaMemcpy(state entry counts)", e);
-    free(w);
-  }
-  if (rc == WGS_OK && lr.timed) {
-    unsigned *t = (unsigned *)malloc((size_t)lr.launched * 4 * sizeof *t);
-    unsigned half = glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u;
-    if (t && cudaMemcpy(t, st->mem + WGS_HALF(st->max_groups, half) + WGS_OFF_TIME(st->max_groups),
-                        (size_t)lr.launched * 4 * sizeof *t, cudaMemcpyDeviceToHost) == cudaSuccess)
-      res->protocol_us = wgs__protocol_us(t, lr.launched);
-    cudaGetLastError();
-    free(t);
-  }
+  return WGS_OK;
+}
+
+static int cuda_read_words(wgs_state_t *pst, size_t offset, size_t n, uint32_t *out)
+{
+  cuda_state *st = cs(pst);
+  CU(cudaMemcpy(out, st->mem + offset, n * sizeof *out, cudaMemcpyDeviceToHost),
+     "cudaMemcpy(state words)");
+  return WGS_OK;
+}
+
+/* Waits for `stream` (where the caller launched) and reports the state's latest launch. */
+extern "C" int wgs_cuda_state_result(wgs_state_t *st, cudaStream_t stream, wgs_launch_result *res)
+{
+  WGS__REQUIRE(st);
+  if (wgs__object(st)->ops != &wgs__cuda_ops)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_state_result: the state is not on a CUDA device");
+  wgs__state_head *h = wgs__state(st);
+  pthread_mutex_lock(&h->lock);
+  cs(st)->stream = stream;
+  int rc = wgs__state_result_locked(st, res);
+  pthread_mutex_unlock(&h->lock);
   return rc;
-}
-
-/* The synchronous launches: the enqueue's status, else the launch's result. */
-static int launch_wait(wgs_cuda_state_t *st, int rc, cudaStream_t stream, wgs_launch_result *res)
-{
-  if (rc != WGS_OK) {
-    if (res) {
-      memset(res, 0, sizeof *res);
-      res->protocol_us = res->kernel_us = -1;
-    }
-    return rc;
-  }
-  return wgs_cuda_state_result(st, stream, res);
-}
-
-extern "C" int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args,
-                               unsigned num_args, size_t shared_bytes, cudaStream_t stream,
-                               const wgs_launch_config *cfg, wgs_launch_result *res)
-{
-  int rc = wgs_cuda_launch_async(st, kernel, args, num_args, shared_bytes, stream, cfg);
-  return launch_wait(st, rc, stream, res);
-}
-
-extern "C" int wgs_cuda_launch_function(wgs_cuda_state_t *st, CUfunction fn, void **args,
-                                        unsigned num_args, size_t shared_bytes, cudaStream_t stream,
-                                        const wgs_launch_config *cfg, wgs_launch_result *res)
-{
-  int rc = wgs_cuda_launch_function_async(st, fn, args, num_args, shared_bytes, stream, cfg);
-  return launch_wait(st, rc, stream, res);
 }
 
 /* ---- occupancy tools -------------------------------------------------------------------- */
 
-/* A CUDA device behind a wgs_device_t (src/device.h): the head, then the ordinal. */
-struct wgs__cuda_device {
-  WGS__DEVICE_HEAD;
-  int ordinal;
-};
 
 static int micro_run(int device, const wgs_occupancy_config *cfg, uint32_t groups,
                      wgs_discovery disc, int do_barrier, wgs_launch_result *res)
 {
-  wgs_cuda_state_t *st = NULL;
+  wgs_state_t *st = NULL;
   unsigned *out = NULL;
   int rc = wgs_cuda_state_create(device, groups, &st);
   if (rc != WGS_OK)
@@ -670,7 +728,7 @@ static int cuda_mp(int device, const wgs_selftest_config *cfg, size_t local, uin
                    uint32_t rounds, wgs_launch_result *launch, uint32_t rep_out[8])
 {
   unsigned split = cfg->split ? 1u : 0u;
-  wgs_cuda_state_t *st = NULL;
+  wgs_state_t *st = NULL;
   unsigned *data = NULL, *report = NULL;
   int rc = wgs_cuda_state_create(device, groups, &st);
   if (rc != WGS_OK)
@@ -706,7 +764,7 @@ static int cuda_latency_runs(int device, const wgs_latency_config *cfg, uint32_t
                              uint32_t repeats, double *us)
 {
   unsigned split = cfg->split ? 1u : 0u;
-  wgs_cuda_state_t *st = NULL;
+  wgs_state_t *st = NULL;
   unsigned *sink = NULL;
   int rc = wgs_cuda_state_create(device, groups, &st);
   cudaError_t e;
@@ -739,14 +797,14 @@ static int cuda_ordinal(const wgs_device_t *dev)
   return ((const wgs__cuda_device *)(const void *)dev)->ordinal;
 }
 
-static int cuda_open(const wgs_device_select *sel, const char *how, wgs_device_t **out)
+static int cuda_open_ordinal(int ordinal, const char *how, wgs_device_t **out)
 {
   *out = NULL;
   int n = 0;
   int rc = wgs_cuda_device_count(&n);
   if (rc != WGS_OK)
     return rc;
-  if (sel->device < 0 || sel->device >= n) {
+  if (ordinal < 0 || ordinal >= n) {
     char why[256];
     snprintf(why, sizeof why, "%s", n == 0 ? wgs_last_error() : "");
     return wgs__fail(WGS_ENODEV, "no CUDA device matches %s: this machine has %d CUDA device%s%s%s",
@@ -756,7 +814,8 @@ static int cuda_open(const wgs_device_select *sel, const char *how, wgs_device_t
   if (!d)
     return wgs__fail(WGS_ENOMEM, "wgs_device_open: out of memory");
   d->ops = &wgs__cuda_ops;
-  d->ordinal = sel->device;
+  d->ordinal = ordinal;
+  d->refs = 1;
   if ((rc = wgs_cuda_device_info(d->ordinal, &d->info)) != WGS_OK) {
     free(d);
     return rc;
@@ -765,7 +824,212 @@ static int cuda_open(const wgs_device_select *sel, const char *how, wgs_device_t
   return WGS_OK;
 }
 
-static void cuda_close(wgs_device_t *dev) { free(dev); }
+static int cuda_list(wgs_device_info *infos, size_t cap, size_t *count)
+{
+  int n = 0;
+  *count = 0;
+  int rc = wgs_cuda_device_count(&n);
+  if (rc != WGS_OK)
+    return rc;
+  if (n == 0)
+    return wgs__fail(WGS_ENODEV, "%s", wgs_last_error()); /* (the reason count gave) */
+  for (int i = 0; i < n && *count < cap; i++) {
+    if ((rc = wgs_cuda_device_info(i, &infos[*count])) != WGS_OK)
+      return rc;
+    (*count)++;
+  }
+  return WGS_OK;
+}
+
+static int cuda_open(const wgs_device_select *sel, const char *how, wgs_device_t **out)
+{
+  return cuda_open_ordinal(sel->device, how, out);
+}
+
+/* The user's handle; states, kernels and buffers made on it keep it until they go. */
+static void cuda_close(wgs_device_t *dev) { cuda_dev_release(dev); }
+
+/* ---- kernels and buffers of the one API (wgsync.h) on a CUDA device ------------------------ */
+
+#define CUDA_MAX_ARGS 64
+/* A kernel symbol or a CUfunction, with the arguments wgs_kernel_set_arg gave (copies), so that
+ * wgs_launch passes them as cudaLaunchKernel / cuLaunchKernel take them. */
+typedef struct {
+  WGS__OBJECT_HEAD;
+  kernel_ref kr;
+  unsigned nargs;                      /* 1 + the highest index set */
+  unsigned char *value[CUDA_MAX_ARGS]; /* NULL: not set */
+  size_t shared_bytes;                 /* dynamic shared memory (a NULL value's size) */
+} cuda_kernel;
+typedef struct {
+  WGS__OBJECT_HEAD;
+  void *ptr;
+  size_t bytes;
+} cuda_buffer;
+
+static int kernel_wrap(wgs_device_t *dev, const void *sym, CUfunction fn, const char *who,
+                       wgs_kernel_t **out)
+{
+  if (wgs__head(dev)->ops != &wgs__cuda_ops)
+    return wgs__fail(WGS_EINVAL, "%s: the device is not a CUDA device (open \"cuda:N\")", who);
+  cuda_kernel *k = (cuda_kernel *)calloc(1, sizeof *k);
+  if (!k)
+    return wgs__fail(WGS_ENOMEM, "%s: out of memory", who);
+  k->ops = &wgs__cuda_ops;
+  k->dev = dev;
+  cuda_dev_retain(dev);
+  k->kr.sym = sym;
+  k->kr.fn = fn;
+  k->kr.who = "wgs_launch";
+  k->kr.name = NULL;
+  *out = (wgs_kernel_t *)(void *)k;
+  return WGS_OK;
+}
+
+extern "C" int wgs_kernel_cuda(wgs_device_t *dev, const void *kernel, wgs_kernel_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(kernel);
+  return kernel_wrap(dev, kernel, NULL, "wgs_kernel_cuda", out);
+}
+
+extern "C" int wgs_kernel_cuda_function(wgs_device_t *dev, CUfunction fn, wgs_kernel_t **out)
+{
+  WGS__REQUIRE(out);
+  *out = NULL;
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(fn);
+  if (load_driver() != WGS_OK)
+    return WGS_EBACKEND;
+  return kernel_wrap(dev, NULL, fn, "wgs_kernel_cuda_function", out);
+}
+
+static void cuda_kernel_release(wgs_kernel_t *pk)
+{
+  cuda_kernel *k = (cuda_kernel *)(void *)pk;
+  for (unsigned i = 0; i < CUDA_MAX_ARGS; i++)
+    free(k->value[i]);
+  cuda_dev_release(k->dev);
+  free(k);
+}
+
+static int cuda_kernel_set_arg(wgs_kernel_t *pk, unsigned index, size_t size, const void *value)
+{
+  cuda_kernel *k = (cuda_kernel *)(void *)pk;
+  if (index >= CUDA_MAX_ARGS)
+    return wgs__fail(WGS_ELIMIT, "wgs_kernel_set_arg: index %u (CUDA kernels take at most %u "
+                                 "arguments through wgsync)", index, CUDA_MAX_ARGS);
+  if (!value) { /* as OpenCL's __local argument: the launch's dynamic shared memory */
+    const wgs_device_info *in = &wgs__head(k->dev)->info;
+    if (size > in->local_mem_bytes)
+      return wgs__fail(WGS_ELIMIT, "argument %u: %zu bytes of dynamic shared memory, but '%s' "
+                                   "has %llu per block", index, size, in->name,
+                       (unsigned long long)in->local_mem_bytes);
+    k->shared_bytes = size;
+    return WGS_OK;
+  }
+  if (size == 0 || size > 4096)
+    return wgs__fail(WGS_EINVAL, "wgs_kernel_set_arg: argument %u of %zu bytes (expected 1 to "
+                                 "4096, the kernel parameter's size)", index, size);
+  unsigned char *v = (unsigned char *)malloc(size);
+  if (!v)
+    return wgs__fail(WGS_ENOMEM, "wgs_kernel_set_arg: out of memory");
+  memcpy(v, value, size);
+  free(k->value[index]);
+  k->value[index] = v;
+  if (index + 1 > k->nargs)
+    k->nargs = index + 1;
+  return WGS_OK;
+}
+
+static int cuda_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *pb)
+{
+  cuda_buffer *b = (cuda_buffer *)(void *)pb;
+  if (((wgs__cuda_device *)(void *)b->dev)->ordinal !=
+      ((wgs__cuda_device *)(void *)wgs__object(k)->dev)->ordinal)
+    return wgs__fail(WGS_EINVAL, "argument %u: the buffer is on another CUDA device than the "
+                                 "kernel", index);
+  return cuda_kernel_set_arg(k, index, sizeof b->ptr, &b->ptr);
+}
+
+/* The table's launch (src/device.h): the core checked the devices and holds the lock. On the
+ * legacy default stream; launches on a stream of your own: wgs_cuda_launch. */
+static int cuda_launch(wgs_state_t *st, wgs_kernel_t *pk, const wgs_launch_config *cfg)
+{
+  cuda_kernel *k = (cuda_kernel *)(void *)pk;
+  unsigned state_arg = cfg ? cfg->state_arg : 0;
+  unsigned n = k->nargs > state_arg ? k->nargs : state_arg + 1;
+  void *argv[CUDA_MAX_ARGS + 1];
+  for (unsigned i = 0; i < n; i++) {
+    if (i != state_arg && !k->value[i])
+      return wgs__fail(WGS_EINVAL, "wgs_launch: kernel argument %u was never set "
+                                   "(wgs_kernel_set_arg; argument %u is the state)", i, state_arg);
+    argv[i] = k->value[i];
+  }
+  return launch_async(cs(st), k->kr, argv, n, k->shared_bytes, 0, cfg);
+}
+
+static int cuda_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
+{
+  int rc = use_device(((wgs__cuda_device *)(void *)dev)->ordinal);
+  if (rc != WGS_OK)
+    return rc;
+  void *ptr = NULL;
+  CU(cudaMalloc(&ptr, bytes), "cudaMalloc(buffer)");
+  cuda_buffer *b = (cuda_buffer *)calloc(1, sizeof *b);
+  if (!b) {
+    cudaFree(ptr);
+    return wgs__fail(WGS_ENOMEM, "wgs_buffer_create: out of memory");
+  }
+  b->ops = &wgs__cuda_ops;
+  b->dev = dev;
+  cuda_dev_retain(dev);
+  b->ptr = ptr;
+  b->bytes = bytes;
+  *out = (wgs_buffer_t *)(void *)b;
+  return WGS_OK;
+}
+
+static void cuda_buffer_release(wgs_buffer_t *pb)
+{
+  cuda_buffer *b = (cuda_buffer *)(void *)pb;
+  cudaFree(b->ptr);
+  cuda_dev_release(b->dev);
+  free(b);
+}
+
+static int cuda_buffer_copy(wgs_buffer_t *pb, size_t off, size_t bytes, void *host, int to_device)
+{
+  cuda_buffer *b = (cuda_buffer *)(void *)pb;
+  const char *fn = to_device ? "wgs_buffer_write" : "wgs_buffer_read";
+  if (off > b->bytes || bytes > b->bytes - off)
+    return wgs__fail(WGS_EINVAL, "%s: %zu bytes at offset %zu reach past the buffer of %zu bytes",
+                     fn, bytes, off, b->bytes);
+  int rc = use_device(((wgs__cuda_device *)(void *)b->dev)->ordinal);
+  if (rc != WGS_OK)
+    return rc;
+  /* (the legacy default stream: ordered after the launches wgs_launch made) */
+  CU(to_device ? cudaMemcpy((char *)b->ptr + off, host, bytes, cudaMemcpyHostToDevice)
+               : cudaMemcpy(host, (char *)b->ptr + off, bytes, cudaMemcpyDeviceToHost),
+     to_device ? "cudaMemcpy(buffer write)" : "cudaMemcpy(buffer read)");
+  return WGS_OK;
+}
+static int cuda_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src)
+{
+  return cuda_buffer_copy(b, off, bytes, (void *)src, 1);
+}
+static int cuda_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst)
+{
+  return cuda_buffer_copy(b, off, bytes, dst, 0);
+}
+
+extern "C" void *wgs_buffer_cuda_ptr(const wgs_buffer_t *b)
+{
+  return b && wgs__object(b)->ops == &wgs__cuda_ops ? ((const cuda_buffer *)(const void *)b)->ptr
+                                                    : NULL;
+}
 
 static uint32_t cuda_default_groups(const wgs_device_t *dev, size_t local_size)
 {
@@ -793,8 +1057,15 @@ static int cuda_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32
 }
 
 extern "C" const wgs__backend_ops wgs__cuda_ops = {
-    "CUDA",     cuda_open,  cuda_close,   cuda_default_groups, cuda_max_local_mem,
-    cuda_micro, cuda_mp_op, cuda_latency,
+    /* name */ "CUDA", cuda_open, cuda_list, cuda_close, cuda_default_groups, cuda_max_local_mem, cuda_micro,
+    cuda_mp_op, cuda_latency,
+    /* programs: none (CUDA kernels come from nvcc or NVRTC: wgs_kernel_cuda[_function]) */
+    NULL, NULL, NULL, NULL, NULL,
+    /* kernels */ cuda_kernel_release, cuda_kernel_set_arg, cuda_kernel_set_arg_buffer,
+    /* kernel_run: none */ NULL,
+    /* buffers */ cuda_buffer_create, cuda_buffer_release, cuda_buffer_write, cuda_buffer_read,
+    /* states and launches */ cuda_state_create, cuda_state_release, cuda_launch,
+    cuda_result_words, cuda_clear_error, cuda_read_words,
 };
 
 static int ordinal_device(int device, wgs__cuda_device *d)

@@ -218,11 +218,8 @@ static int enumerate(found_device *out, int cap, int *n)
   return WGS_OK;
 }
 
-int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
+static int cl_list(wgs_device_info *infos, size_t cap, size_t *count)
 {
-  WGS__REQUIRE(count);
-  if (cap > 0)
-    WGS__REQUIRE(infos);
   found_device all[MAX_DEVICES];
   int n = 0, rc;
   *count = 0;
@@ -504,10 +501,30 @@ cl_command_queue wgs_device_opencl_queue(const wgs_device_t *dev) { return is_cl
 const wgs__backend_ops wgs__opencl_ops = {
     .name = "OpenCL",
     .open = wgs__cl_open,
+    .list = cl_list,
     .close = wgs__cl_close,
     .default_groups = wgs__cl_default_groups,
     .max_local_mem = wgs__cl_max_local_mem,
     .micro = wgs__cl_micro,
     .mp = wgs__cl_mp,
     .latency = wgs__cl_latency,
+    .program_build = wgs__cl_program_build,
+    .program_build_il = wgs__cl_program_build_il,
+    .program_release = wgs__cl_program_release,
+    .program_build_log = wgs__cl_program_build_log,
+    .kernel_create = wgs__cl_kernel_create,
+    .kernel_release = wgs__cl_kernel_release,
+    .kernel_set_arg = wgs__cl_kernel_set_arg,
+    .kernel_set_arg_buffer = wgs__cl_kernel_set_arg_buffer,
+    .kernel_run = wgs__cl_kernel_run,
+    .buffer_create = wgs__cl_buffer_create,
+    .buffer_release = wgs__cl_buffer_release,
+    .buffer_write = wgs__cl_buffer_write,
+    .buffer_read = wgs__cl_buffer_read,
+    .state_create = wgs__cl_state_create,
+    .state_release = wgs__cl_state_release,
+    .launch = wgs__cl_launch,
+    .result_words = wgs__cl_result_words,
+    .clear_error = wgs__cl_clear_error,
+    .read_words = wgs__cl_read_words,
 };

@@ -37,7 +37,7 @@ struct wgs_device {
 };
 
 struct wgs_program {
-  wgs_device_t *dev;
+  WGS__OBJECT_HEAD;         /* ops (wgs__opencl_ops) and the device */
   cl_program prog;
   unsigned flags;
   char *log;
@@ -46,31 +46,51 @@ struct wgs_program {
 };
 
 struct wgs_kernel {
+  WGS__OBJECT_HEAD;
   wgs_program_t *prog;      /* a reference: the program may be released before the kernel */
   cl_kernel k;
 };
 
 struct wgs_state {
-  wgs_device_t *dev;
+  WGS__STATE_HEAD;             /* ops, device, capacity, launch log and lock (src/device.h) */
   cl_mem mem;
-  uint32_t max_groups;
   uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
   int cfg_valid;
   int host_reset;              /* the last launch ran without epochs (its half 0 is used) */
-  wgs__launch_log log;         /* the launches since the last wgs_state_result */
   cl_event timing;             /* the latest launch's event, when it asked for kernel_us */
-  pthread_mutex_t lock;        /* launches and results on the state, one at a time (recursive:
-                                  a synchronous launch takes its result under it) */
   uint32_t *host;              /* the state's host memory where it has a host clock, else NULL */
   struct wgs_state *clock_next;
   int clock_pending;           /* launches not yet collected (they keep the clock ticking) */
 };
 
 struct wgs_buffer {
-  wgs_device_t *dev;
+  WGS__OBJECT_HEAD;
   cl_mem mem;
   size_t bytes;
 };
+
+/* The backend's objects (cl_program.c, cl_launch.c): the entries of its table (src/device.h). */
+int wgs__cl_program_build(wgs_device_t *dev, const char *source, const char *options,
+                          unsigned flags, wgs_program_t **out);
+int wgs__cl_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
+                             const char *options, wgs_program_t **out);
+void wgs__cl_program_release(wgs_program_t *p);
+const char *wgs__cl_program_build_log(const wgs_program_t *p);
+int wgs__cl_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out);
+void wgs__cl_kernel_release(wgs_kernel_t *k);
+int wgs__cl_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value);
+int wgs__cl_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b);
+int wgs__cl_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out);
+void wgs__cl_buffer_release(wgs_buffer_t *b);
+int wgs__cl_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src);
+int wgs__cl_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst);
+int wgs__cl_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local);
+int wgs__cl_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
+void wgs__cl_state_release(wgs_state_t *st);
+int wgs__cl_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+int wgs__cl_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us);
+int wgs__cl_clear_error(wgs_state_t *st);
+int wgs__cl_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out);
 
 /* Fails with WGS_EBACKEND naming the OpenCL call and error. */
 int wgs__cl_fail(const char *what, cl_int err);

@@ -19,17 +19,8 @@
 
 #define GLOBAL_WORDS (WGS_G_LINES * WGS_LINE_WORDS)
 
-int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
+int wgs__cl_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
 {
-  WGS__REQUIRE(out);
-  *out = NULL;
-  WGS__REQUIRE(dev);
-  int only_cl = wgs__cl_require(dev, "wgs_state_create");
-  if (only_cl != WGS_OK)
-    return only_cl;
-  if (max_groups == 0 || max_groups > (1u << 24))
-    return wgs__fail(WGS_EINVAL, "wgs_state_create: max_groups is %u (expected 1 to %u)",
-                     max_groups, 1u << 24);
   cl_int err;
   int rc;
   size_t bytes = (size_t)WGS_STATE_WORDS(max_groups) * sizeof(uint32_t);
@@ -53,15 +44,9 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
     return wgs__fail(WGS_ENOMEM, "wgs_state_create: out of memory");
   }
   st->host = host;
-  st->dev = dev;
+  wgs__state_head_init((wgs__state_head *)st, &wgs__opencl_ops, dev, max_groups);
   wgs__cl_dev_retain(dev);
-  pthread_mutexattr_t ma;
-  pthread_mutexattr_init(&ma);
-  pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
-  pthread_mutex_init(&st->lock, &ma);
-  pthread_mutexattr_destroy(&ma);
   st->mem = m;
-  st->max_groups = max_groups;
   /* All zero (epoch 0, both halves clear), then each half's way back to the base. */
   const uint32_t zero = 0;
   uint32_t back[2] = {WGS_HALF(max_groups, 0u), WGS_HALF(max_groups, 1u)};
@@ -72,21 +57,19 @@ int wgs_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out)
   if (err == CL_SUCCESS)
     err = clFinish(dev->queue);
   if (err != CL_SUCCESS) {
-    wgs_state_release(st);
+    wgs__cl_state_release(st);
     return wgs__cl_fail("wgs_state_create: clearing the state", err);
   }
   if (host && (rc = wgs__clock_register(dev, st)) != WGS_OK) {
-    wgs_state_release(st);
+    wgs__cl_state_release(st);
     return rc;
   }
   *out = st;
   return WGS_OK;
 }
 
-void wgs_state_release(wgs_state_t *st)
+void wgs__cl_state_release(wgs_state_t *st)
 {
-  if (!st)
-    return;
   if (st->timing)
     clReleaseEvent(st->timing);
   if (st->host) {
@@ -95,7 +78,7 @@ void wgs_state_release(wgs_state_t *st)
   }
   clReleaseMemObject(st->mem);
   free(st->host);
-  pthread_mutex_destroy(&st->lock);
+  wgs__state_head_fini((wgs__state_head *)st);
   wgs__cl_dev_release(st->dev);
   free(st);
 }
@@ -338,39 +321,12 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   return WGS_OK;
 }
 
-/* The latest launch's entry counts and records, checked against each other (src/launch.c). */
-static int check_entries(wgs_state_t *st, const wgs__launch_record *lr, const uint32_t *glob,
-                         uint32_t n)
+/* The result's words (src/device.h): the in-order queue runs the read after the launches. */
+int wgs__cl_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us)
 {
-  uint32_t *w = malloc((size_t)n * 3 * sizeof *w);
-  if (!w)
-    return wgs__fail(WGS_ENOMEM, "wgs_state_result: out of memory");
-  uint32_t mg = st->max_groups, half = lr->epochs ? (glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u) : 0u;
-  size_t off[3] = {WGS_OFF_ENTERED(mg), WGS_OFF_WITEMS(mg), WGS_OFF_SITE(mg)};
-  cl_int err = CL_SUCCESS;
-  for (int i = 0; i < 3 && err == CL_SUCCESS; i++)
-    err = clEnqueueReadBuffer(st->dev->queue, st->mem, CL_TRUE,
-                              (WGS_HALF(mg, half) + off[i]) * sizeof(uint32_t), n * sizeof *w,
-                              w + (size_t)i * n, 0, NULL, NULL);
-  int rc = err == CL_SUCCESS ? wgs__check_entries(lr, n, w, w + n, w + 2 * (size_t)n)
-                             : wgs__cl_fail("clEnqueueReadBuffer(state entry counts)", err);
-  free(w);
-  return rc;
-}
-
-static int state_result(wgs_state_t *st, wgs_launch_result *res_out)
-{
-  wgs_launch_result res_local;
-  wgs_launch_result *res = res_out ? res_out : &res_local;
-  memset(res, 0, sizeof *res);
-  res->protocol_us = res->kernel_us = -1;
-  int rc = wgs__log_pending(&st->log, "wgs_state_result");
-  if (rc != WGS_OK)
-    return rc;
   wgs_device_t *dev = st->dev;
-  uint32_t glob[GLOBAL_WORDS];
-  /* In-order queue: the read runs after the launches. */
-  cl_int err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE, 0, sizeof glob, glob, 0, NULL, NULL);
+  cl_int err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE, 0,
+                                   GLOBAL_WORDS * sizeof(uint32_t), glob, 0, NULL, NULL);
   if (st->host)
     wgs__clock_collect(dev, st); /* the launches have ended: the clock may rest */
   if (err != CL_SUCCESS)
@@ -382,99 +338,30 @@ static int state_result(wgs_state_t *st, wgs_launch_result *res_out)
         clGetEventProfilingInfo(st->timing, CL_PROFILING_COMMAND_START, sizeof a, &a, NULL) == CL_SUCCESS &&
         clGetEventProfilingInfo(st->timing, CL_PROFILING_COMMAND_END, sizeof b, &b, NULL) == CL_SUCCESS &&
         b >= a)
-      res->kernel_us = (double)(b - a) / 1e3;
+      *kernel_us = (double)(b - a) / 1e3;
     clReleaseEvent(st->timing);
     st->timing = NULL;
   }
-  wgs__launch_record lr = st->log.last;
-  rc = wgs__log_result(&st->log, glob, res);
-  if (glob[WGS_G_ERROR + WGS_ERR_CODE] != 0) { /* read: the next report may be written */
-    const uint32_t zero = 0;
-    err = clEnqueueFillBuffer(dev->queue, st->mem, &zero, sizeof zero,
-                              WGS_G_ERROR * sizeof(uint32_t), WGS_LINE_WORDS * sizeof(uint32_t),
-                              0, NULL, NULL);
-    if (err == CL_SUCCESS)
-      err = clFinish(dev->queue);
-    if (err != CL_SUCCESS && rc == WGS_OK)
-      rc = wgs__cl_fail("clEnqueueFillBuffer(state error report)", err);
-  }
-  if (rc == WGS_OK && lr.checked && res->participants > 0)
-    rc = check_entries(st, &lr, glob, res->participants);
-  if (rc == WGS_OK && lr.timed) {
-    size_t n = (size_t)lr.launched * 4;
-    uint32_t *t = malloc(n * sizeof *t);
-    if (!t)
-      return wgs__fail(WGS_ENOMEM, "wgs_state_result: out of memory");
-    uint32_t half = lr.epochs ? (glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u) : 0u;
-    size_t off = WGS_HALF(st->max_groups, half) + WGS_OFF_TIME(st->max_groups);
-    err = clEnqueueReadBuffer(dev->queue, st->mem, CL_TRUE, off * sizeof(uint32_t), n * sizeof *t,
-                              t, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-      res->protocol_us = wgs__protocol_us(t, lr.launched);
-    free(t);
-    if (err != CL_SUCCESS)
-      return wgs__cl_fail("clEnqueueReadBuffer(state times)", err);
-  }
-  return rc;
+  return WGS_OK;
 }
 
-static int launch_sync_locked(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
-                              const wgs_launch_config *cfg, wgs_launch_result *res);
-
-/* Waits for the state's launches and decodes the latest (the state's lock held). */
-int wgs_state_result(wgs_state_t *st, wgs_launch_result *res_out)
+int wgs__cl_clear_error(wgs_state_t *st)
 {
-  WGS__REQUIRE(st);
-  pthread_mutex_lock(&st->lock);
-  int rc = state_result(st, res_out);
-  pthread_mutex_unlock(&st->lock);
-  return rc;
+  const uint32_t zero = 0;
+  cl_int err = clEnqueueFillBuffer(st->dev->queue, st->mem, &zero, sizeof zero,
+                                   WGS_G_ERROR * sizeof(uint32_t), WGS_LINE_WORDS * sizeof(uint32_t),
+                                   0, NULL, NULL);
+  if (err == CL_SUCCESS)
+    err = clFinish(st->dev->queue);
+  return err == CL_SUCCESS ? WGS_OK : wgs__cl_fail("clEnqueueFillBuffer(state error report)", err);
 }
 
-/* Launches from several host threads on one state are taken one at a time: a launch's config
- * write, enqueue and result read are one step, so no thread reads another's result. */
-static int launch_async_locked(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
-                               const wgs_launch_config *cfg_in, cl_uint nwait, const cl_event *wait,
-                               cl_event *ev_out)
+int wgs__cl_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out)
 {
-  pthread_mutex_lock(&st->lock);
-  int rc = launch_async(st, kernel, checked, kname, cfg_in, nwait, wait, ev_out);
-  pthread_mutex_unlock(&st->lock);
-  return rc;
-}
-
-static int launch_sync(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
-                       const wgs_launch_config *cfg, wgs_launch_result *res)
-{
-  pthread_mutex_lock(&st->lock);
-  int rc = launch_sync_locked(st, kernel, checked, kname, cfg, res);
-  pthread_mutex_unlock(&st->lock);
-  return rc;
-}
-
-static int launch_sync_locked(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
-                              const wgs_launch_config *cfg, wgs_launch_result *res)
-{
-  wgs_launch_config c;
-  if (cfg)
-    c = *cfg;
-  else
-    wgs_launch_config_init(&c);
-  double t0 = now_ms();
-  int rc = launch_async(st, kernel, checked, kname, &c, 0, NULL, NULL);
-  if (rc != WGS_OK) {
-    if (res) {
-      memset(res, 0, sizeof *res);
-      res->protocol_us = res->kernel_us = -1;
-    }
-    return rc;
-  }
-  wgs_launch_result local;
-  wgs_launch_result *r = res ? res : &local;
-  rc = state_result(st, r);
-  if (c.time_kernel && r->kernel_us < 0) /* no profiling on this queue: wall clock */
-    r->kernel_us = (now_ms() - t0) * 1e3;
-  return rc;
+  WGS__CL(clEnqueueReadBuffer(st->dev->queue, st->mem, CL_TRUE, offset * sizeof(uint32_t),
+                              n * sizeof(uint32_t), out, 0, NULL, NULL),
+          "clEnqueueReadBuffer(state words)");
+  return WGS_OK;
 }
 
 static void kernel_name(cl_kernel k, char *buf, size_t cap)
@@ -484,42 +371,17 @@ static void kernel_name(cl_kernel k, char *buf, size_t cap)
   buf[cap - 1] = '\0';
 }
 
-/* wgs_launch / wgs_launch_async: the kernel must belong to the state's device. */
-static int check_kernel(const wgs_state_t *st, const wgs_kernel_t *k, const char *who, char *name,
-                        size_t cap)
-{
-  if (!st || !k)
-    return wgs__fail(WGS_EINVAL, "%s: argument '%s' is NULL", who, st ? "k" : "st");
-  if (k->prog->dev != st->dev)
-    return wgs__fail(WGS_EINVAL, "%s: the kernel and the state belong to different devices", who);
-  kernel_name(k->k, name, cap);
-  return WGS_OK;
-}
-
-int wgs_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
-               wgs_launch_result *res)
+/* The table's launch (src/device.h): the core checked the kernel's device, holds the lock. */
+int wgs__cl_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg)
 {
   char name[128];
-  int rc = check_kernel(st, k, "wgs_launch", name, sizeof name);
-  return rc != WGS_OK ? rc
-                      : launch_sync(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, res);
+  kernel_name(k->k, name, sizeof name);
+  return launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, 0, NULL,
+                      NULL);
 }
 
-int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg)
+int wgs__cl_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local)
 {
-  char name[128];
-  int rc = check_kernel(st, k, "wgs_launch_async", name, sizeof name);
-  return rc != WGS_OK ? rc
-                      : launch_async_locked(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0,
-                                            name, cfg, 0, NULL, NULL);
-}
-
-int wgs_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local)
-{
-  if (!k || !global)
-    return wgs__fail(WGS_EINVAL, "wgs_kernel_run: argument '%s' is NULL", k ? "global" : "k");
-  if (dims < 1 || dims > 3)
-    return wgs__fail(WGS_EINVAL, "wgs_kernel_run: dims is %u (expected 1, 2 or 3)", dims);
   wgs_device_t *dev = k->prog->dev;
   char name[128];
   kernel_name(k->k, name, sizeof name);
@@ -567,14 +429,33 @@ static int opencl_checked(wgs_state_t *st, cl_kernel kernel)
            strstr(opts, "WGS_UNCHECKED_BUILD"));
 }
 
+/* A cl_kernel of the user's own (interop), through the core's synchronous path. */
+typedef struct {
+  cl_kernel kernel;
+  int checked;
+  const char *name;
+} interop_kernel;
+static int enqueue_interop(wgs_state_t *st, void *what, const wgs_launch_config *cfg)
+{
+  interop_kernel *ik = (interop_kernel *)what;
+  return launch_async(st, ik->kernel, ik->checked, ik->name, cfg, 0, NULL, NULL);
+}
+
 int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
                       wgs_launch_result *res)
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
+  int only_cl = wgs__cl_require(st->dev, "wgs_launch_opencl");
+  if (only_cl != WGS_OK)
+    return only_cl;
   char name[128];
   kernel_name(kernel, name, sizeof name);
-  return launch_sync(st, kernel, opencl_checked(st, kernel), name, cfg, res);
+  interop_kernel ik = {kernel, opencl_checked(st, kernel), name};
+  pthread_mutex_lock(&st->lock);
+  int rc = wgs__launch_sync_locked(st, NULL, cfg, res, enqueue_interop, &ik);
+  pthread_mutex_unlock(&st->lock);
+  return rc;
 }
 
 int wgs_launch_opencl_async(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
@@ -582,8 +463,14 @@ int wgs_launch_opencl_async(wgs_state_t *st, cl_kernel kernel, const wgs_launch_
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
+  int only_cl = wgs__cl_require(st->dev, "wgs_launch_opencl_async");
+  if (only_cl != WGS_OK)
+    return only_cl;
   char name[128];
   kernel_name(kernel, name, sizeof name);
-  return launch_async_locked(st, kernel, opencl_checked(st, kernel), name, cfg, num_wait, wait_list,
-                             event);
+  pthread_mutex_lock(&st->lock);
+  int rc = launch_async(st, kernel, opencl_checked(st, kernel), name, cfg, num_wait, wait_list,
+                        event);
+  pthread_mutex_unlock(&st->lock);
+  return rc;
 }

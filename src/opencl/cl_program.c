@@ -44,7 +44,7 @@ static char *build_log(cl_program prog, cl_device_id dev)
   return log;
 }
 
-int wgs_program_build(wgs_device_t *dev, const char *source, const char *options, unsigned flags,
+int wgs__cl_program_build(wgs_device_t *dev, const char *source, const char *options, unsigned flags,
                       wgs_program_t **out)
 {
   WGS__REQUIRE(out);
@@ -81,6 +81,7 @@ int wgs_program_build(wgs_device_t *dev, const char *source, const char *options
   }
   snprintf(opts, opt_len, "%s %s", dev->opts[(flags & WGS_BUILD_CHECKED) ? 1 : 0],
            options ? options : "");
+  p->ops = &wgs__opencl_ops;
   p->dev = dev;
   p->refs = 1;
   p->holds_dev = 1;
@@ -104,7 +105,7 @@ done:
   free(opts);
   free(lib_override);
   if (rc != WGS_OK) {
-    wgs_program_release(p);
+    wgs__cl_program_release(p);
     return rc;
   }
   *out = p;
@@ -115,7 +116,7 @@ void wgs__cl_program_retain(wgs_program_t *p) { __atomic_add_fetch(&p->refs, 1, 
 
 /* The user's reference; kernels made from the program hold it until they are released (as
  * OpenCL's clReleaseProgram after clCreateKernel). */
-void wgs_program_release(wgs_program_t *p)
+void wgs__cl_program_release(wgs_program_t *p)
 {
   if (!p || __atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) > 0)
     return;
@@ -127,10 +128,10 @@ void wgs_program_release(wgs_program_t *p)
   free(p);
 }
 
-const char *wgs_program_build_log(const wgs_program_t *p) { return p && p->log ? p->log : ""; }
+const char *wgs__cl_program_build_log(const wgs_program_t *p) { return p && p->log ? p->log : ""; }
 cl_program wgs_program_opencl(const wgs_program_t *p) { return p ? p->prog : NULL; }
 
-int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
+int wgs__cl_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
 {
   WGS__REQUIRE(out);
   *out = NULL;
@@ -151,6 +152,8 @@ int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
     clReleaseKernel(k);
     return wgs__fail(WGS_ENOMEM, "wgs_kernel_create: out of memory");
   }
+  kk->ops = &wgs__opencl_ops;
+  kk->dev = prog->dev;
   kk->prog = prog;
   wgs__cl_program_retain(prog);
   kk->k = k;
@@ -158,18 +161,18 @@ int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
   return WGS_OK;
 }
 
-void wgs_kernel_release(wgs_kernel_t *k)
+void wgs__cl_kernel_release(wgs_kernel_t *k)
 {
   if (!k)
     return;
   clReleaseKernel(k->k);
-  wgs_program_release(k->prog);
+  wgs__cl_program_release(k->prog);
   free(k);
 }
 
 cl_kernel wgs_kernel_opencl(const wgs_kernel_t *k) { return k ? k->k : NULL; }
 
-int wgs_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value)
+int wgs__cl_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value)
 {
   WGS__REQUIRE(k);
   const wgs_device_info *in = &k->prog->dev->info;
@@ -186,7 +189,7 @@ int wgs_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void 
   return WGS_OK;
 }
 
-int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
+int wgs__cl_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
 {
   WGS__REQUIRE(out);
   *out = NULL;
@@ -209,6 +212,7 @@ int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
     clReleaseMemObject(m);
     return wgs__fail(WGS_ENOMEM, "wgs_buffer_create: out of memory");
   }
+  b->ops = &wgs__opencl_ops;
   b->dev = dev;
   wgs__cl_dev_retain(dev);
   b->mem = m;
@@ -217,7 +221,7 @@ int wgs_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
   return WGS_OK;
 }
 
-void wgs_buffer_release(wgs_buffer_t *b)
+void wgs__cl_buffer_release(wgs_buffer_t *b)
 {
   if (!b)
     return;
@@ -236,7 +240,7 @@ static int check_range(const wgs_buffer_t *b, size_t off, size_t bytes, const ch
   return WGS_OK;
 }
 
-int wgs_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src)
+int wgs__cl_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src)
 {
   WGS__REQUIRE(b);
   WGS__REQUIRE(src);
@@ -248,7 +252,7 @@ int wgs_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src)
   return WGS_OK;
 }
 
-int wgs_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst)
+int wgs__cl_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst)
 {
   WGS__REQUIRE(b);
   WGS__REQUIRE(dst);
@@ -260,7 +264,7 @@ int wgs_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst)
   return WGS_OK;
 }
 
-int wgs_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b)
+int wgs__cl_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b)
 {
   WGS__REQUIRE(k);
   WGS__REQUIRE(b);
@@ -271,7 +275,7 @@ int wgs_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b)
                                  "('%s') than the kernel's program ('%s'); buffers and kernels "
                                  "must come from the same wgs_device_t",
                      index, b->dev->info.name, k->prog->dev->info.name);
-  return wgs_kernel_set_arg(k, index, sizeof b->mem, &b->mem);
+  return wgs__cl_kernel_set_arg(k, index, sizeof b->mem, &b->mem);
 }
 
 /* An allocation the device can hold: at most CL_DEVICE_MAX_MEM_ALLOC_SIZE, and on a CPU device
@@ -368,8 +372,8 @@ int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog)
   return wgs__tools_program(dev, checked, prog); /* owned by the device */
 }
 
-int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
-                         const char *options, wgs_program_t **out)
+int wgs__cl_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
+                               const char *options, wgs_program_t **out)
 {
   WGS__REQUIRE(out);
   *out = NULL;
@@ -406,6 +410,7 @@ int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_word
     wgs_spirv_free(lowered);
     return wgs__fail(WGS_ENOMEM, "out of memory");
   }
+  p->ops = &wgs__opencl_ops;
   p->dev = dev;
   p->refs = 1;
   p->holds_dev = 1;
@@ -414,7 +419,7 @@ int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_word
   p->prog = clCreateProgramWithIL(dev->ctx, il, n * sizeof *il, &err);
   wgs_spirv_free(lowered);
   if (err != CL_SUCCESS) {
-    wgs_program_release(p);
+    wgs__cl_program_release(p);
     return wgs__cl_fail("clCreateProgramWithIL", err);
   }
   err = clBuildProgram(p->prog, 1, &dev->device, options ? options : "", NULL, NULL);
@@ -423,9 +428,10 @@ int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_word
     rc = wgs__fail(WGS_EBUILD, "SPIR-V program build failed on '%s' (%s); build log:\n",
                    dev->info.name, wgs_opencl_error_name(err));
     wgs__fail_append(p->log && *p->log ? p->log : "(the driver gave no log)");
-    wgs_program_release(p);
+    wgs__cl_program_release(p);
     return rc;
   }
   *out = p;
   return WGS_OK;
 }
+
