@@ -179,11 +179,20 @@ void wgs_state_release(wgs_state_t *st)
     wgs__state(st)->ops->state_release(st);
 }
 
+/* One device: the same handle, or on CUDA the same ordinal (one primary context); OpenCL
+ * handles of one device have contexts of their own, whose objects do not mix. */
+static int same_device(const wgs_device_t *a, const wgs_device_t *b)
+{
+  const wgs__device_head *ha = wgs__head(a), *hb = wgs__head(b);
+  return a == b || (ha->ops == hb->ops && ha->info.backend == WGS_BACKEND_CUDA &&
+                    ha->info.device_index == hb->info.device_index);
+}
+
 static int check_launch(wgs_state_t *st, wgs_kernel_t *k, const char *who)
 {
   if (!st || !k)
     return wgs__fail(WGS_EINVAL, "%s: argument '%s' is NULL", who, st ? "k" : "st");
-  if (wgs__object(k)->dev != wgs__state(st)->dev)
+  if (!same_device(wgs__object(k)->dev, wgs__state(st)->dev))
     return wgs__fail(WGS_EINVAL, "%s: the kernel and the state belong to different devices", who);
   return WGS_OK;
 }

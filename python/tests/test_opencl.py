@@ -38,6 +38,16 @@ def test_persistent(dev):
     print("persistent: %r, %d stale reads" % (res, stale))
     assert 1 <= res.participants <= st.max_groups
     assert stale == 0
+    # asynchronous: two launches back to back, then the latest's result
+    st.launch_async(k, local_size=32)
+    st.launch_async(k, local_size=32)
+    res2 = st.result()
+    assert 1 <= res2.participants <= st.max_groups and struct.unpack("I", bad.read())[0] == 0
+    try:
+        st.result()  # nothing launched since
+        raise AssertionError("a result without a launch was given")
+    except wgsync.WgsyncError as e:
+        assert e.name == "WGS_EINVAL" and "no launch" in e.detail
     return k, st
 
 

@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 # ---- the C types (include/wgsync.h; same order, same types) ------------------------------
 
 LOCK_TICKET, LOCK_SPIN, LOCK_FREE = 0, 1, 2
-DISCOVERY_PROTOCOL, DISCOVERY_ALL = 0, 1
+DISCOVERY_PROTOCOL, DISCOVERY_ALL, DISCOVERY_FIXED = 0, 1, 2
 BARRIER_DEFAULT, BARRIER_XF, BARRIER_COUNTER = 0, 1, 2
 BUILD_CHECKED = 1
 
@@ -71,9 +71,16 @@ class WgsyncError(RuntimeError):
         self.status, self.name, self.detail, self.result = status, name, detail, result
 
 
+# The statuses (include/wgsync.h, WGS_STATUS_MAP); checked against the library when it loads.
+STATUS = {"WGS_OK": 0, "WGS_EINVAL": -1, "WGS_ENOMEM": -2, "WGS_ENODEV": -3, "WGS_EBACKEND": -4,
+          "WGS_EBUILD": -5, "WGS_ENOKERNEL": -6, "WGS_ELIMIT": -7, "WGS_EDEADLOCK": -8,
+          "WGS_ELOCK": -9, "WGS_EUNSUPPORTED": -10, "WGS_EIO": -11, "WGS_EMISMATCH": -12,
+          "WGS_ESPIRV": -13, "WGS_EVALIDATION": -14, "WGS_EMISUSE": -15}
+
+
 def _invalid(detail):
     """Bad input from Python, reported as the C library reports its own: WGS_EINVAL."""
-    return WgsyncError(-1, "WGS_EINVAL", detail)
+    return WgsyncError(STATUS["WGS_EINVAL"], "WGS_EINVAL", detail)
 
 
 def _uint(value, what, bits):
@@ -130,23 +137,13 @@ _SIGS = {  # name: (restype, argtypes); both libraries share the first block
     "wgs_status_name": (ctypes.c_char_p, [ctypes.c_int]),
     "wgs_last_error": (ctypes.c_char_p, []),
     "wgs_launch_config_init": (None, [ctypes.POINTER(LaunchConfig)]),
-}
-_SIGS_CL = {
+    # the one API of wgsync.h, in both libraries
     "wgs_device_open": (ctypes.c_int, [ctypes.POINTER(_Select), ctypes.POINTER(_P)]),
-    "wgs_device_wrap_opencl": (ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_P)]),
     "wgs_device_close": (None, [_P]),
     "wgs_device_get_info": (ctypes.c_int, [_P, ctypes.POINTER(DeviceInfo)]),
-    "wgs_device_opencl_build_options": (ctypes.c_char_p, [_P, ctypes.c_uint]),
-    "wgs_device_library_source": (ctypes.c_char_p, []),
-    "wgs_program_build": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint,
-                                         ctypes.POINTER(_P)]),
-    "wgs_program_release": (None, [_P]),
-    "wgs_kernel_create": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(_P)]),
     "wgs_kernel_release": (None, [_P]),
     "wgs_kernel_set_arg": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.c_size_t, _P]),
     "wgs_kernel_set_arg_buffer": (ctypes.c_int, [_P, ctypes.c_uint, _P]),
-    "wgs_kernel_run": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.POINTER(ctypes.c_size_t),
-                                      ctypes.POINTER(ctypes.c_size_t)]),
     "wgs_buffer_create": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.POINTER(_P)]),
     "wgs_buffer_release": (None, [_P]),
     "wgs_buffer_write": (ctypes.c_int, [_P, ctypes.c_size_t, ctypes.c_size_t, _P]),
@@ -155,10 +152,24 @@ _SIGS_CL = {
     "wgs_state_release": (None, [_P]),
     "wgs_default_groups": (ctypes.c_uint32, [_P, ctypes.c_size_t]),
     "wgs_launch": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchConfig), ctypes.POINTER(LaunchResult)]),
+    "wgs_launch_async": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchConfig)]),
+    "wgs_state_result": (ctypes.c_int, [_P, ctypes.POINTER(LaunchResult)]),
+}
+_SIGS_CL = {
+    "wgs_device_wrap_opencl": (ctypes.c_int, [_P, _P, _P, ctypes.POINTER(_P)]),
+    "wgs_device_opencl_build_options": (ctypes.c_char_p, [_P, ctypes.c_uint]),
+    "wgs_device_library_source": (ctypes.c_char_p, []),
+    "wgs_program_build": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_uint,
+                                         ctypes.POINTER(_P)]),
+    "wgs_program_release": (None, [_P]),
+    "wgs_kernel_create": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.POINTER(_P)]),
+    "wgs_kernel_run": (ctypes.c_int, [_P, ctypes.c_uint, ctypes.POINTER(ctypes.c_size_t),
+                                      ctypes.POINTER(ctypes.c_size_t)]),
     "wgs_launch_opencl": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchConfig),
                                          ctypes.POINTER(LaunchResult)]),
 }
 _SIGS_CUDA = {
+    "wgs_kernel_cuda_function": (ctypes.c_int, [_P, _P, ctypes.POINTER(_P)]),
     "wgs_cuda_device_count": (ctypes.c_int, [ctypes.POINTER(ctypes.c_int)]),
     "wgs_cuda_device_info": (ctypes.c_int, [ctypes.c_int, ctypes.POINTER(DeviceInfo)]),
     "wgs_cuda_state_create": (ctypes.c_int, [ctypes.c_int, ctypes.c_uint32, ctypes.POINTER(_P)]),
@@ -179,8 +190,25 @@ def _lib(which):
         for name, (res, args) in sigs.items():
             f = getattr(lib, name)
             f.restype, f.argtypes = res, args
+        _check_abi(lib)
         _libs[which] = lib
     return _libs[which]
+
+
+def _check_abi(lib):
+    """What this module mirrors by hand, checked against the library it loaded: every status's
+    name, and that wgs_launch_config_init writes no byte past this module's LaunchConfig."""
+    for name, code in STATUS.items():
+        got = lib.wgs_status_name(code).decode()
+        if got != name:
+            raise OSError("wgsync: status %d is %s in the library but %s here (the Python package "
+                          "and the library differ in version)" % (code, got, name))
+    size = ctypes.sizeof(LaunchConfig)
+    raw = (ctypes.c_ubyte * (size + 64))(*([0xA5] * (size + 64)))
+    lib.wgs_launch_config_init(ctypes.cast(raw, ctypes.POINTER(LaunchConfig)))
+    if any(b != 0xA5 for b in raw[size:]):
+        raise OSError("wgsync: the library's wgs_launch_config is larger than this package's "
+                      "LaunchConfig (%d bytes): the package and the library differ in version" % size)
 
 
 def _check(lib, rc, result=None):
@@ -269,10 +297,16 @@ def _handle(obj, cls, what):
 # ---- OpenCL ------------------------------------------------------------------------------
 
 class Device:
-    """An OpenCL device with its context and queue (wgs_device_open), or wrapping yours."""
+    """A device of any backend (wgs_device_open): an OpenCL device with its context and queue,
+    or a CUDA device when name is "cuda" or "cuda:N" (through libwgsync_cuda); or wrapping your
+    PyOpenCL queue (from_pyopencl)."""
 
-    def __init__(self, name=None, platform=-1, device=-1, _handle=None):
-        self._lib = _lib("cl")
+    def __init__(self, name=None, platform=-1, device=-1, _handle=None, _which=None):
+        if name is not None and not isinstance(name, str):
+            raise _invalid("device name is a %s: expected a string" % type(name).__name__)
+        which = _which or ("cuda" if name and name.startswith("cuda") else "cl")
+        self._lib = _lib(which)
+        self.backend = which
         if _handle is None:
             h = _P()
             sel = _Select(_int(platform, "platform", -1), _int(device, "device", -1),
@@ -301,7 +335,22 @@ class Device:
     __del__ = close
 
     def build(self, source, options=None, checked=True):
+        """An OpenCL program (the device library in front of `source`); OpenCL devices only."""
+        if self.backend != "cl":
+            raise WgsyncError(STATUS["WGS_EUNSUPPORTED"], "WGS_EUNSUPPORTED", "build: CUDA devices take kernels from "
+                              "NVRTC, CuPy or nvcc: wrap one with Device.cuda_function")
         return Program(self, source, options, checked)
+
+    def cuda_function(self, function):
+        """A wgsync Kernel for a CUfunction (an int address: CuPy RawKernel(...).kernel.ptr,
+        cuda-python's CUfunction), on this CUDA device: set its arguments by index, then
+        State.launch it like any Kernel."""
+        if self.backend != "cuda":
+            raise _invalid("cuda_function: this is not a CUDA device (open Device(\"cuda:N\"))")
+        h = _P()
+        fn = int(getattr(function, "ptr", function))
+        _check(self._lib, self._lib.wgs_kernel_cuda_function(self._h, _P(fn), ctypes.byref(h)))
+        return Kernel(None, None, _handle=h, _dev=self)
 
     def build_options(self, checked=True):
         """Options for building wgsync.device_library_source() + your source yourself."""
@@ -340,7 +389,11 @@ class Program:
 
 
 class Kernel:
-    def __init__(self, prog, name):
+    def __init__(self, prog, name, _handle=None, _dev=None):
+        if _handle is not None:  # a CUDA kernel wrapped (Device.cuda_function)
+            self._prog, self._dev, self._lib = None, _dev, _dev._lib
+            self._h, self.name, self._args = _handle, "(CUfunction)", {}
+            return
         self._prog, self._lib, h = prog, prog._lib, _P()
         if not isinstance(name, str):
             raise _invalid("kernel name is a %s: expected a string" % type(name).__name__)
@@ -439,6 +492,47 @@ class State:
         _check(self._lib, self._lib.wgs_launch(self._h, kh, ctypes.byref(c), ctypes.byref(r)), r)
         return r
 
+    def launch_async(self, kernel, **cfg):
+        """Enqueues the launch and returns at once; State.result() waits and reports the latest."""
+        c = _config(self._lib, **cfg)
+        kh = _handle(kernel, Kernel, "launch_async: kernel")
+        _check(self._lib, self._lib.wgs_launch_async(self._h, kh, ctypes.byref(c)))
+
+    def result(self):
+        """Waits for the state's launches and returns the latest's LaunchResult (its error,
+        if any, as WgsyncError)."""
+        r = LaunchResult()
+        _check(self._lib, self._lib.wgs_state_result(self._h, ctypes.byref(r)), r)
+        return r
+
+    def launch_function(self, function, args, shared_bytes=0, stream=0, **cfg):
+        """CUDA: persistent launch of a CUfunction (an int address: CuPy RawKernel(...).kernel.ptr,
+        cuda-python's CUfunction) with `args`: one entry per kernel parameter, None at
+        state_arg; ctypes scalars, numpy scalars, or device pointers (objects with .data.ptr,
+        e.g. CuPy arrays, or a ctypes.c_void_p). stream: an int handle or an object with .ptr.
+        Waits; returns the LaunchResult."""
+        if getattr(self._dev, "backend", "cl") != "cuda":
+            raise _invalid("launch_function: the state is not on a CUDA device")
+        keep, argv = [], (_P * len(args))()
+        for i, a in enumerate(args):
+            if a is None:
+                continue
+            if hasattr(a, "data") and hasattr(a.data, "ptr"):  # CuPy array
+                a = ctypes.c_void_p(a.data.ptr)
+            else:
+                a = _scalar(a, i, "a device array, ")
+            keep.append(a)
+            argv[i] = ctypes.addressof(a)
+        fn = int(getattr(function, "ptr", function))
+        st = int(getattr(stream, "ptr", stream))
+        c, r = _config(self._lib, **cfg), LaunchResult()
+        _check(self._lib, self._lib.wgs_cuda_launch_function(self._h, _P(fn), argv, len(args),
+                                                             _uint(shared_bytes, "shared_bytes",
+                                                                   _SIZE_BITS),
+                                                             _P(st), ctypes.byref(c),
+                                                             ctypes.byref(r)), r)
+        return r
+
     def launch_opencl(self, kernel, **cfg):
         """The same for a pyopencl.Kernel (or a raw cl_kernel address)."""
         ptr = getattr(kernel, "int_ptr", kernel)
@@ -459,46 +553,18 @@ def cuda_device_count():
     return n.value
 
 
-class CudaState:
-    """The protocol state on CUDA device `device` (wgs_cuda_state_create)."""
+class CudaState(State):
+    """A State on CUDA device `device` (Device("cuda:N").state(...)); kept for the programs
+    that name their GPU by ordinal. Everything is State's."""
 
     def __init__(self, device=0, max_groups=None, local_size=256):
-        self._lib, h = _lib("cuda"), _P()
         n = cuda_device_count()
         if not 0 <= _int(device, "device") < n:
-            raise WgsyncError(-3, "WGS_ENODEV", "CUDA device %d: this machine has %d CUDA device(s)"
-                              % (device, n))
+            raise WgsyncError(STATUS["WGS_ENODEV"], "WGS_ENODEV", "CUDA device %d: this machine has %d "
+                              "CUDA device(s)" % (device, n))
+        dev = Device("cuda:%d" % device)
         if max_groups is None:
-            max_groups = self._lib.wgs_cuda_default_groups(device, _uint(local_size, "local_size",
-                                                                         _SIZE_BITS))
-        max_groups = _uint(max_groups, "max_groups", 32)
-        _check(self._lib, self._lib.wgs_cuda_state_create(device, max_groups, ctypes.byref(h)))
-        self._h, self.device, self.max_groups = h, device, max_groups
-
-    def launch_function(self, function, args, shared_bytes=0, stream=0, **cfg):
-        """Persistent launch of a CUfunction (an int address: CuPy RawKernel(...).kernel.ptr,
-        cuda-python's CUfunction) with `args`: one entry per kernel parameter, None at
-        state_arg; ctypes scalars, numpy scalars, or device pointers (objects with .data.ptr,
-        e.g. CuPy arrays, or a ctypes.c_void_p). stream: an int handle or an object with .ptr.
-        Waits; returns the LaunchResult."""
-        keep, argv = [], (_P * len(args))()
-        for i, a in enumerate(args):
-            if a is None:
-                continue
-            if hasattr(a, "data") and hasattr(a.data, "ptr"):  # CuPy array
-                a = ctypes.c_void_p(a.data.ptr)
-            else:
-                a = _scalar(a, i, "a device array, ")
-            keep.append(a)
-            argv[i] = ctypes.addressof(a)
-        fn = int(getattr(function, "ptr", function))
-        st = int(getattr(stream, "ptr", stream))
-        c, r = _config(self._lib, **cfg), LaunchResult()
-        _check(self._lib, self._lib.wgs_cuda_launch_function(self._h, _P(fn), argv, len(args),
-                                                             shared_bytes, _P(st), ctypes.byref(c),
-                                                             ctypes.byref(r)), r)
-        return r
-
-    def __del__(self):
-        if getattr(self, "_h", None):
-            self._lib.wgs_cuda_state_release(self._h)
+            max_groups = dev._lib.wgs_default_groups(dev._h, _uint(local_size, "local_size",
+                                                                   _SIZE_BITS))
+        State.__init__(self, dev, max_groups)
+        self.device = device
