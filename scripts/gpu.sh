@@ -482,6 +482,38 @@ if [ "$mode" = defects ]; then   # the suite (bounded) and wgsync-bench-cuda end
   exit 0
 fi
 
+if [ "$mode" = compare ]; then   # this tree beside BASE_TAR's, one machine, one call per STAGE
+  # STAGE=tests: build the base tree's benchmarks (kept in build-base/ for the next stage), then
+  #   this tree's CUDA, backend and install tests; STAGE=launch: wgsync-bench-launch of both,
+  #   alternating, REPS times; STAGE=barrier: wgsync-bench-cuda of both, alternating
+  BB=$PWD/build-base
+  if [ ! -x "$BB/build/bench/wgsync-bench-launch" ]; then
+    rm -rf "$BB"; mkdir -p "$BB"; tar -xzf "${BASE_TAR:?BASE_TAR=tree.tar.gz}" -C "$BB"
+    cmake -S "$BB" -B "$BB/build" -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null &&
+      cmake --build "$BB/build" -j16 --target wgsync-bench-cuda wgsync-bench-launch >/dev/null ||
+      echo "BASE BUILD FAILED"
+  fi
+  case "${STAGE:-tests}" in
+  tests)
+    (cd build-gpu && timeout "${SUITE_LIMIT:-300}" ctest -j1 --output-on-failure \
+       -R '^(cuda|backend|install|python|team\.props)' > "$OUT/ctest-compare.log" 2>&1
+     grep -E "tests passed|Failed|\*\*\*|Not Run|Total Test" "$OUT/ctest-compare.log" | tail -40) ;;
+  launch)
+    for r in $(seq "${REPS:-2}"); do for t in base new; do
+      mkdir -p "$OUT/$t-$r"; b=build-gpu; [ $t = base ] && b=$BB/build
+      timeout 120 $b/bench/wgsync-bench-launch "$OUT/$t-$r" > "$OUT/$t-$r/launch.log" 2>&1
+      echo "== $t run $r (exit $?)"; cat "$OUT/$t-$r/launch.log"
+    done; done ;;
+  barrier)
+    for t in base new; do
+      mkdir -p "$OUT/$t"; b=build-gpu; [ $t = base ] && b=$BB/build
+      timeout 200 $b/bench/wgsync-bench-cuda "$OUT/$t" > "$OUT/$t/bench.log" 2>&1
+      echo "== $t (exit $?)"; grep -E "^(cooperative|wgsync|relaunch|host loop|floor)" "$OUT/$t/bench.log"
+    done ;;
+  esac
+  exit 0
+fi
+
 if [ "$mode" = verify ]; then   # the whole suite, NVIDIA OpenCL and CUDA, nothing else
   (cd build-gpu && ctest -j1 --output-on-failure -E '^(model|fuzz)\.' > "$OUT/ctest-verify.log" 2>&1;
    grep -E "tests passed|Failed|\*\*\*|Not Run|Skipped" "$OUT/ctest-verify.log" | tail -30)
