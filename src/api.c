@@ -235,7 +235,7 @@ int wgs__state_result_locked(wgs_state_t *st, wgs_launch_result *res_out)
   /* The latest launch's half (launches without epochs use half 0). */
   uint32_t mg = h->max_groups;
   size_t half = WGS_HALF(mg, lr.epochs ? (glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u) : 0u);
-  if (rc == WGS_OK && lr.checked && res->participants > 0) {
+  if (rc == WGS_OK && lr.checked && lr.entry_check && res->participants > 0) {
     /* the entry counts against the entry records (wgs__check_entries) */
     uint32_t n = res->participants;
     uint32_t *w = malloc((size_t)n * 3 * sizeof *w);

@@ -85,6 +85,7 @@ typedef struct {
   uint32_t local;        /* work-items per group */
   uint32_t delay;
   int checked;           /* decode the error report (checked builds) */
+  int entry_check;       /* check the entry counts after it (wgs__launch_ctx) */
   int epochs;            /* launch epochs (the kernel clears; else the host reset the state) */
   int timed;             /* protocol times requested */
 } wgs__launch_record;

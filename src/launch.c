@@ -266,6 +266,7 @@ void wgs__log_plan(wgs__launch_log *log, const char *kname, const wgs__launch_pl
   lr->local = (uint32_t)p->local;
   lr->delay = cfg->delay;
   lr->checked = c->checked;
+  lr->entry_check = c->entry_check;
   lr->epochs = c->epochs;
   lr->timed = p->timed;
   wgs__log_launch(log, captured);

@@ -23,6 +23,11 @@ typedef struct {
   unsigned spare;             /* wgs__default_groups's factor (GPUs whose limits wgsync lacks) */
   int checked;                /* the kernel is a checked build (spins bounded, reports decoded) */
   int epochs;                 /* the kernel clears the state between launches (launch epochs) */
+  /* The result checks the groups' entry counts (wgs__check_entries): only where the backend
+   * knows the kernel is a checked build (three reads more per result). CUDA kernels are the
+   * user's, checked or not, and NVIDIA runs a partial group's representative on, whose check
+   * reports it on the device. */
+  int entry_check;
   /* A time in microseconds in the device's spin unit (nanoseconds, or calibrated iterations). */
   int (*to_spin)(void *ctx, double us, uint64_t *out);
   /* The groups of local_size that fit at once (0: none known): a discovery launch's early close

@@ -396,7 +396,7 @@ static int launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num
     return rc;
   cuda_launch_ctx lctx = {st, kr, shared_bytes};
   wgs__launch_ctx c = {kr.who, "wgs_cuda_state_create", &st->info, WGS__DEFAULT_LOCAL_SIZE,
-                       st->max_groups, 1, 1, 1, cuda_to_spin, cuda_fits, &lctx};
+                       st->max_groups, 1, 1, 1, 0, cuda_to_spin, cuda_fits, &lctx};
   /* checked: CUDA kernels are built by the user, checked or not, so the bound is always
    * written (an unchecked build ignores it) and a report is always decoded (it has none) */
   wgs__launch_plan plan;

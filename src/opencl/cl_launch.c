@@ -280,7 +280,7 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", &dev->info,
                        kmax < WGS__DEFAULT_LOCAL_SIZE ? kmax : WGS__DEFAULT_LOCAL_SIZE,
                        st->max_groups, dev->info.atomics == WGS_ATOMICS_PTX ? 1u : 2u, checked,
-                       !checked, cl_to_spin, NULL, dev};
+                       !checked, checked, cl_to_spin, NULL, dev};
   /* Only the device maximum is checked up front: NVIDIA's driver (580) reports a kernel
    * maximum of 256 even for a one-line kernel, yet launches 1024-wide groups; beyond the
    * reported value the launch decides, and its error names both limits. */
