@@ -74,6 +74,8 @@ typedef struct wgs_device wgs_device_t;
 typedef enum {
   WGS_BACKEND_OPENCL = 0,
   WGS_BACKEND_CUDA = 1, /* wgsync_cuda.h */
+  WGS_BACKEND_NULL = 2, /* "null": no device; launches run no code (for testing a host program
+                           and the library's host side without a GPU or OpenCL) */
 } wgs_backend;
 
 /* How cross-group memory ordering is implemented on a device (device/opencl/wgs_atomics.cl). */
@@ -112,8 +114,9 @@ typedef struct {
 } wgs_device_select;
 
 /* Opens a device: an OpenCL device with its own context and (profiling) queue, or, when the
- * name is "cuda" or "cuda:N", CUDA device N (the program links wgsync_cuda; the occupancy tools
- * below work on it, OpenCL programs, buffers and states do not: WGS_EUNSUPPORTED).
+ * name is "cuda" or "cuda:N", CUDA device N (the program links wgsync_cuda; see wgsync_cuda.h
+ * for its kernel handles); "null", a device that runs no code (WGS_BACKEND_NULL), which only
+ * opening it by name gives.
  * sel NULL, or every field unset (platform = device = -1, name NULL), means: the environment
  * variable WGSYNC_DEVICE if set ("P:D" indices, a name substring, or "cuda[:N]"), else the first
  * GPU, else the first device. Returns WGS_ENODEV naming what was asked when nothing matches,

@@ -21,11 +21,13 @@ extern const wgs__backend_ops wgs__opencl_ops __attribute__((weak));
 extern const wgs__backend_ops wgs__cuda_ops __attribute__((weak));
 #endif
 
+extern const wgs__backend_ops wgs__null_ops; /* src/null: in every library */
+
 static const wgs__backend_ops *opencl_backend(void) { return &wgs__opencl_ops; }
 static const wgs__backend_ops *cuda_backend(void) { return &wgs__cuda_ops; }
 
 /* The registry: every backend this program carries (a weak table absent is NULL), in the order
- * devices are listed. */
+ * devices are listed. (The null backend is not listed: its device is opened by name only.) */
 static size_t registry(const wgs__backend_ops **out)
 {
   const wgs__backend_ops *all[] = {opencl_backend(), cuda_backend()};
@@ -91,6 +93,8 @@ int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
   const char *name = want.name, *env = getenv("WGSYNC_DEVICE");
   if (unset && env && *env)
     name = env;
+  if (name && !strcmp(name, "null"))
+    return wgs__null_ops.open(&want, "'null'", out);
   int ci = wgs__cuda_name(name);
   if (ci == -2)
     return wgs__fail(WGS_EINVAL, "wgs_device_open: device '%s': expected 'cuda' or 'cuda:N' with N "
