@@ -3,10 +3,11 @@
  * from what is asked ("cuda" or "cuda:N" is a CUDA device, anything else an OpenCL one), and
  * the occupancy tools and defaults go to the device's backend.
  *
- * Compiled into each library with the backend it carries named (WGS_DEVICE_OWN_OPENCL or
- * WGS_DEVICE_OWN_CUDA): that table is referenced strongly; the other weakly, present when the
- * program links the other library too (static: when the program uses any of its functions, as
- * the CLI does; shared: the tables are exported, cmake/wgsync.map).
+ * Part of the core, in every library. Each library names the backend it carries in its
+ * *_device_api.c (wgs__own_backend), which this file references strongly, so that linking any
+ * library statically brings its backend along; the backends' tables are referenced weakly,
+ * present when the program links the other library too (static: when the program uses any of
+ * its functions, as the CLI does; shared: the tables are exported, cmake/wgsync.map).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,12 +15,8 @@
 
 #include "device.h"
 
-#if !defined(WGS_DEVICE_OWN_OPENCL)
 extern const wgs__backend_ops wgs__opencl_ops __attribute__((weak));
-#endif
-#if !defined(WGS_DEVICE_OWN_CUDA)
 extern const wgs__backend_ops wgs__cuda_ops __attribute__((weak));
-#endif
 
 extern const wgs__backend_ops wgs__null_ops; /* src/null: in every library */
 
@@ -30,11 +27,21 @@ static const wgs__backend_ops *cuda_backend(void) { return &wgs__cuda_ops; }
  * devices are listed. (The null backend is not listed: its device is opened by name only.) */
 static size_t registry(const wgs__backend_ops **out)
 {
-  const wgs__backend_ops *all[] = {opencl_backend(), cuda_backend()};
+  /* this library's own backend (the strong reference: see above), then any other, once each */
+  const wgs__backend_ops *all[] = {wgs__own_backend, opencl_backend(), cuda_backend()};
   size_t n = 0;
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (all[i])
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    int seen = !all[i];
+    for (size_t j = 0; j < n && !seen; j++)
+      seen = out[j] == all[i];
+    if (!seen)
       out[n++] = all[i];
+  }
+  /* listed in one order whichever library the program found first: OpenCL's devices, then CUDA's */
+  if (n == 2 && out[0] == cuda_backend()) {
+    out[0] = out[1];
+    out[1] = cuda_backend();
+  }
   return n;
 }
 
@@ -99,7 +106,12 @@ int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
   if (ci == -2)
     return wgs__fail(WGS_EINVAL, "wgs_device_open: device '%s': expected 'cuda' or 'cuda:N' with N "
                      "a CUDA device ordinal", name);
-  const wgs__backend_ops *b = ci >= 0 ? cuda_backend() : opencl_backend();
+  const wgs__backend_ops *reg[4];
+  size_t nb = registry(reg), i = 0;
+  const wgs__backend_ops *want_ops = ci >= 0 ? cuda_backend() : opencl_backend(), *b = NULL;
+  for (i = 0; i < nb && !b; i++) /* (through the registry: it holds the strong reference) */
+    if (reg[i] == want_ops)
+      b = reg[i];
   if (!b)
     return wgs__fail(WGS_EUNSUPPORTED, "wgs_device_open: '%s' is %s device, and this program has no "
                      "%s backend (link %s)", name ? name : "the default",

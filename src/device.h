@@ -124,7 +124,9 @@ static inline const wgs__device_head *wgs__head(const wgs_device_t *dev)
 }
 
 /* The backends' tables: each library defines its own and finds the other's when the program
- * links both (src/device.c). */
+ * links both (src/device.c); wgs__own_backend names the one a library carries (its
+ * *_device_api.c), referenced strongly by src/device.c. */
+extern const struct wgs__backend_ops *const wgs__own_backend;
 extern const wgs__backend_ops wgs__opencl_ops;
 extern const wgs__backend_ops wgs__cuda_ops;
 

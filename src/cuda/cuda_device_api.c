@@ -1,3 +1,5 @@
-/* The device API (src/device.c) in the CUDA library, which carries the CUDA backend. */
-#define WGS_DEVICE_OWN_CUDA 1
-#include "../device.c"
+/* The backend the CUDA library carries, named for src/device.c: a strong reference that links
+ * the backend in with the device API, wherever the library is linked statically. */
+#include "../device.h"
+
+const wgs__backend_ops *const wgs__own_backend = &wgs__cuda_ops;

@@ -1,3 +1,5 @@
-/* The device API (src/device.c) in the OpenCL library, which carries the OpenCL backend. */
-#define WGS_DEVICE_OWN_OPENCL 1
-#include "../device.c"
+/* The backend the OpenCL library carries, named for src/device.c: a strong reference that links
+ * the backend in with the device API, wherever the library is linked statically. */
+#include "../device.h"
+
+const wgs__backend_ops *const wgs__own_backend = &wgs__opencl_ops;
