@@ -233,8 +233,8 @@ int wgs__state_result_locked(wgs_state_t *st, wgs_launch_result *res_out)
       rc = rc_clear;
   }
   /* The latest launch's half (launches without epochs use half 0). */
-  uint32_t mg = h->max_groups;
-  size_t half = WGS_HALF(mg, lr.epochs ? (glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u) : 0u);
+  uint32_t mg = h->max_groups, hi = lr.epochs ? (glob[WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH] & 1u) : 0u;
+  size_t half = WGS_HALF(mg, hi);
   if (rc == WGS_OK && lr.checked && lr.entry_check && res->participants > 0) {
     /* the entry counts against the entry records (wgs__check_entries) */
     uint32_t n = res->participants;
@@ -245,7 +245,7 @@ int wgs__state_result_locked(wgs_state_t *st, wgs_launch_result *res_out)
     if (rc == WGS_OK)
       rc = h->ops->read_words(st, half + WGS_OFF_WITEMS(mg), n, w + n);
     if (rc == WGS_OK)
-      rc = h->ops->read_words(st, half + WGS_OFF_SITE(mg), n, w + 2 * (size_t)n);
+      rc = h->ops->read_words(st, WGS_SITE(mg, hi), n, w + 2 * (size_t)n);
     if (rc == WGS_OK)
       rc = wgs__check_entries(&lr, n, w, w + n, w + 2 * (size_t)n);
     free(w);

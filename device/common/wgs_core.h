@@ -502,7 +502,8 @@ WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned first, unsigne
   wgs__zero(h, WGS_OFF_CALLS(mg), used, first, stride);
   wgs__zero(h, WGS_OFF_WITEMS(mg), used, first, stride);
   wgs__zero(h, WGS_OFF_GROUP_OR(mg), 2u * used, first, stride);
-  wgs__zero(h, WGS_OFF_SITE(mg), used, first, stride);
+  /* (the entry lines after the halves, WGS_SITE, are never cleared: a group's is read only
+   * when its entries of this launch differ, and each entry writes it first) */
 }
 
 /*
@@ -610,7 +611,8 @@ WGS_FN void wgs__count_entry(const wgs_env *env, unsigned site)
     (void)wgs__add_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id, 1u);
     /* for the host's check after the launch (src/launch.c, wgs__check_entries): where the
      * code after the first work-group barrier never ran, no check below did either */
-    wgs__st_rlx(env->s + WGS_OFF_SITE(env->max_groups) + env->group_id, site);
+    unsigned mg = env->max_groups, second = env->s[WGS_W_BACK] != WGS_HALF(mg, 0u);
+    wgs__st_rlx(wgs__glob(env->s) + WGS_SITE(mg, second) + env->group_id, site);
   }
 #else
   (void)env, (void)site;

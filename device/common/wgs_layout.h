@@ -185,11 +185,15 @@
                                        that entered grid barriers, per participating id; g words */
 #define WGS_OFF_GROUP_OR(g) (WGS_W_ARRAYS + 9u * (g) + WGS_LINE_WORDS) /* wgs_grid_barrier_or
                                        where the layer has no work-group OR: 2 words per group */
-#define WGS_OFF_SITE(g) (WGS_W_ARRAYS + 11u * (g) + WGS_LINE_WORDS) /* checked builds: the line
-                                       of the grid barrier each participant last entered; g words */
-#define WGS_A_WORDS(g) (12u * (g) + WGS_LINE_WORDS) /* all of the above */
+#define WGS_A_WORDS(g) (11u * (g) + WGS_LINE_WORDS) /* all of the above */
 #define WGS_HALF_WORDS(g) WGS__ROUND_LINE(WGS_W_ARRAYS + WGS_A_WORDS(g))
 #define WGS_HALF(g, h) (WGS_G_WORDS(g) + (h) * WGS_HALF_WORDS(g)) /* half h (0 or 1) */
-#define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g))
+/* After both halves, for checked builds: the line of the grid barrier each participant of half
+ * h last entered (g words per half). Kept out of the halves so that the per-group arrays of
+ * checked builds never move the halves, whose lines an unchecked barrier polls: adding it
+ * inside them moved half 1 by 4 bytes per group and the counter barrier's latency by up to 10%
+ * at some shapes (H100; bench/results/h100-seam-2026-11-25). */
+#define WGS_SITE(g, h) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + (h) * (g))
+#define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + WGS__ROUND_LINE(2u * (g)))
 
 #endif
