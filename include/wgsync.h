@@ -188,7 +188,7 @@ typedef enum {
 
 /* Grid barrier algorithm, chosen per launch. */
 typedef enum {
-  WGS_BARRIER_DEFAULT = 0, /* the fastest measured: COUNTER (bench/results) */
+  WGS_BARRIER_DEFAULT = 0, /* the fastest measured: COUNTER (docs/results.md) */
   WGS_BARRIER_XF = 1,      /* Sorensen et al. 2016 §4.2: the master group polls one flag per group */
   WGS_BARRIER_COUNTER = 2, /* one arrival count; the last arriver publishes the instance on
                               another line, which the others poll (device/cuda/wgsync.cuh) */

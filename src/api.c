@@ -129,18 +129,30 @@ void wgs_buffer_release(wgs_buffer_t *buf)
     wgs__object(buf)->ops->buffer_release(buf);
 }
 
+/* The range within the buffer (offset + bytes may wrap: both are named as given). */
+static int check_range(const wgs_buffer_t *buf, size_t offset, size_t bytes, const char *who)
+{
+  size_t size = ((const wgs__buffer_head *)(const void *)buf)->bytes;
+  if (offset > size || bytes > size - offset)
+    return wgs__fail(WGS_EINVAL, "%s: %zu bytes at offset %zu reach past the buffer of %zu bytes",
+                     who, bytes, offset, size);
+  return WGS_OK;
+}
+
 int wgs_buffer_write(wgs_buffer_t *buf, size_t offset, size_t bytes, const void *src)
 {
   WGS__REQUIRE(buf);
   WGS__REQUIRE(src);
-  return wgs__object(buf)->ops->buffer_write(buf, offset, bytes, src);
+  int rc = check_range(buf, offset, bytes, "wgs_buffer_write");
+  return rc != WGS_OK ? rc : wgs__object(buf)->ops->buffer_write(buf, offset, bytes, src);
 }
 
 int wgs_buffer_read(wgs_buffer_t *buf, size_t offset, size_t bytes, void *dst)
 {
   WGS__REQUIRE(buf);
   WGS__REQUIRE(dst);
-  return wgs__object(buf)->ops->buffer_read(buf, offset, bytes, dst);
+  int rc = check_range(buf, offset, bytes, "wgs_buffer_read");
+  return rc != WGS_OK ? rc : wgs__object(buf)->ops->buffer_read(buf, offset, bytes, dst);
 }
 
 /* ---- states, launches, results ---------------------------------------------------------------- */

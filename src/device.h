@@ -86,6 +86,14 @@ static inline const wgs__object_head *wgs__object(const void *obj)
   return (const wgs__object_head *)obj;
 }
 
+/* The first fields of every buffer: the core checks ranges against its size. */
+#define WGS__BUFFER_HEAD                                                                     \
+  WGS__OBJECT_HEAD;                                                                          \
+  size_t bytes
+typedef struct wgs__buffer_head {
+  WGS__BUFFER_HEAD;
+} wgs__buffer_head;
+
 /* The first fields of every state: what the core's launch sequence and result decoder keep. */
 #define WGS__STATE_HEAD                                                                      \
   WGS__OBJECT_HEAD;                                                                          \

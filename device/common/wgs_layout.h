@@ -192,7 +192,7 @@
  * h last entered (g words per half). Kept out of the halves so that the per-group arrays of
  * checked builds never move the halves, whose lines an unchecked barrier polls: adding it
  * inside them moved half 1 by 4 bytes per group and the counter barrier's latency by up to 10%
- * at some shapes (H100; bench/results/h100-seam-2026-11-25). */
+ * at some shapes (H100, the same call as the layout before it). */
 #define WGS_SITE(g, h) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + (h) * (g))
 #define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + WGS__ROUND_LINE(2u * (g)))
 

@@ -202,17 +202,17 @@ static int cuda_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *byte
 static int cuda_micro(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
                       wgs_discovery disc, int do_barrier, wgs_launch_result *res)
 {
-  return wgs__micro_run(cuda_ordinal(dev), cfg, groups, disc, do_barrier, res);
+  return wgs__micro_run(dev, cfg, groups, disc, do_barrier, res);
 }
 static int cuda_mp_op(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
                       uint32_t rounds, wgs_launch_result *launch, uint32_t rep[8])
 {
-  return wgs__cuda_mp(cuda_ordinal(dev), cfg, local, groups, rounds, launch, rep);
+  return wgs__cuda_mp(dev, cfg, local, groups, rounds, launch, rep);
 }
 static int cuda_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups,
                         uint32_t rounds, uint32_t repeats, double *us)
 {
-  return wgs__cuda_latency_runs(cuda_ordinal(dev), cfg, groups, rounds, repeats, us);
+  return wgs__cuda_latency_runs(dev, cfg, groups, rounds, repeats, us);
 }
 
 extern "C" const wgs__backend_ops wgs__cuda_ops = {
@@ -232,6 +232,7 @@ int wgs__ordinal_device(int device, wgs__cuda_device *d)
   memset(d, 0, sizeof *d);
   d->ops = &wgs__cuda_ops;
   d->ordinal = device;
+  d->refs = 1;
   return wgs_cuda_device_info(device, &d->info);
 }
 

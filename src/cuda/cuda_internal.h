@@ -90,7 +90,9 @@ int wgs__use_device(int device); /* wgs__set_device unless it is current already
 void wgs__cuda_dev_retain(wgs_device_t *dev);
 void wgs__cuda_dev_release(wgs_device_t *dev);
 int wgs__cuda_open_ordinal(int ordinal, const char *how, wgs_device_t **out);
-int wgs__ordinal_device(int device, wgs__cuda_device *d); /* one on the stack, for the tools */
+/* One on the stack, for the entry points that name a GPU by ordinal: its caller's reference
+ * never goes, so the states made on it never free it. */
+int wgs__ordinal_device(int device, wgs__cuda_device *d);
 
 /* States, launches, results (cuda_launch.cu). */
 int wgs__cuda_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
@@ -112,11 +114,11 @@ int wgs__cuda_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void
 int wgs__cuda_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst);
 
 /* The tools' launches (cuda_tools.cu). */
-int wgs__micro_run(int device, const wgs_occupancy_config *cfg, uint32_t groups,
+int wgs__micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
                    wgs_discovery disc, int do_barrier, wgs_launch_result *res);
-int wgs__cuda_mp(int device, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
+int wgs__cuda_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
                  uint32_t rounds, wgs_launch_result *launch, uint32_t rep_out[8]);
-int wgs__cuda_latency_runs(int device, const wgs_latency_config *cfg, uint32_t groups,
+int wgs__cuda_latency_runs(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups,
                            uint32_t rounds, uint32_t repeats, double *us);
 
 #endif

@@ -92,7 +92,7 @@ extern "C" int wgs_cuda_state_create(int device, uint32_t max_groups, wgs_state_
   int rc = wgs__cuda_open_ordinal(device, how, &dev);
   if (rc != WGS_OK)
     return rc;
-  rc = wgs_state_create(dev, max_groups, out);
+  rc = wgs__cuda_state_create(dev, max_groups, out);
   wgs__cuda_dev_release(dev); /* the state holds it */
   return rc;
 }

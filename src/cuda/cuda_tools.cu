@@ -15,17 +15,17 @@ extern "C" __global__ void wgs_cuda_mp_plain(unsigned *, unsigned *, unsigned, u
 
 
 
-int wgs__micro_run(int device, const wgs_occupancy_config *cfg, uint32_t groups,
+int wgs__micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
                      wgs_discovery disc, int do_barrier, wgs_launch_result *res)
 {
   wgs_state_t *st = NULL;
   unsigned *out = NULL;
-  int rc = wgs_cuda_state_create(device, groups, &st);
+  int rc = wgs__cuda_state_create(dev, groups, &st); /* on the caller's device: none opened */
   if (rc != WGS_OK)
     return rc;
   cudaError_t e = cudaMalloc((void **)&out, (size_t)groups * 2 * sizeof(unsigned));
   if (e != cudaSuccess) {
-    wgs_cuda_state_release(st);
+    wgs_state_release(st);
     return wgs__cuda_fail("cudaMalloc(out)", e);
   }
   size_t smem = cfg->local_mem_bytes ? cfg->local_mem_bytes : 1;
@@ -33,7 +33,7 @@ int wgs__micro_run(int device, const wgs_occupancy_config *cfg, uint32_t groups,
   if (smem > 48 * 1024 &&
       (e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem)) != cudaSuccess) {
     cudaFree(out);
-    wgs_cuda_state_release(st);
+    wgs_state_release(st);
     return wgs__cuda_fail("cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", e);
   }
   unsigned words = (unsigned)(smem / sizeof(unsigned)), barrier = do_barrier ? 1u : 0u;
@@ -42,7 +42,7 @@ int wgs__micro_run(int device, const wgs_occupancy_config *cfg, uint32_t groups,
   wgs__occ_launch_config(cfg, groups, disc, &lc);
   rc = wgs_cuda_launch(st, k, args, 4, smem, 0, &lc, res);
   cudaFree(out);
-  wgs_cuda_state_release(st);
+  wgs_state_release(st);
   return rc;
 }
 
@@ -121,13 +121,13 @@ extern "C" int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cf
 }
 
 /* The self-test's launch (the core's wgs__tool_selftest decides sizes and decodes the report). */
-int wgs__cuda_mp(int device, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
+int wgs__cuda_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, uint32_t groups,
                    uint32_t rounds, wgs_launch_result *launch, uint32_t rep_out[8])
 {
   unsigned split = cfg->split ? 1u : 0u;
   wgs_state_t *st = NULL;
   unsigned *data = NULL, *report = NULL;
-  int rc = wgs_cuda_state_create(device, groups, &st);
+  int rc = wgs__cuda_state_create(dev, groups, &st); /* on the caller's device: none opened */
   if (rc != WGS_OK)
     return rc;
   cudaError_t e;
@@ -149,7 +149,7 @@ int wgs__cuda_mp(int device, const wgs_selftest_config *cfg, size_t local, uint3
   }
   cudaFree(data);
   cudaFree(report);
-  wgs_cuda_state_release(st);
+  wgs_state_release(st);
   return rc;
 }
 
@@ -157,13 +157,13 @@ extern "C" __global__ void wgs_cuda_latency_checked(unsigned *, unsigned, unsign
 extern "C" __global__ void wgs_cuda_latency_plain(unsigned *, unsigned, unsigned, unsigned *);
 
 /* The latency runs (the core's wgs__tool_latency decides the defaults and the statistics). */
-int wgs__cuda_latency_runs(int device, const wgs_latency_config *cfg, uint32_t groups, uint32_t rounds,
+int wgs__cuda_latency_runs(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups, uint32_t rounds,
                              uint32_t repeats, double *us)
 {
   unsigned split = cfg->split ? 1u : 0u;
   wgs_state_t *st = NULL;
   unsigned *sink = NULL;
-  int rc = wgs_cuda_state_create(device, groups, &st);
+  int rc = wgs__cuda_state_create(dev, groups, &st); /* on the caller's device: none opened */
   cudaError_t e;
   if (rc == WGS_OK && (e = cudaMalloc((void **)&sink, 16)) != cudaSuccess)
     rc = wgs__cuda_fail("cudaMalloc(sink)", e);
@@ -182,7 +182,7 @@ int wgs__cuda_latency_runs(int device, const wgs_latency_config *cfg, uint32_t g
     }
   }
   cudaFree(sink);
-  wgs_cuda_state_release(st);
+  wgs_state_release(st);
   return rc;
 }
 

@@ -41,9 +41,8 @@ typedef struct {
 } wgs__null_kernel;
 
 typedef struct {
-  WGS__OBJECT_HEAD;
-  unsigned char *bytes;
-  size_t size;
+  WGS__BUFFER_HEAD; /* ops, device, size (src/device.h) */
+  unsigned char *data;
 } wgs__null_buffer;
 
 /* The entries of the table (null_launch.c, null_program.c). */

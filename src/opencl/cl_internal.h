@@ -64,9 +64,8 @@ struct wgs_state {
 };
 
 struct wgs_buffer {
-  WGS__OBJECT_HEAD;
+  WGS__BUFFER_HEAD; /* ops, device, size (src/device.h) */
   cl_mem mem;
-  size_t bytes;
 };
 
 /* The backend's objects (cl_program.c, cl_launch.c): the entries of its table (src/device.h). */

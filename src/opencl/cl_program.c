@@ -47,19 +47,10 @@ static char *build_log(cl_program prog, cl_device_id dev)
 int wgs__cl_program_build(wgs_device_t *dev, const char *source, const char *options, unsigned flags,
                       wgs_program_t **out)
 {
-  WGS__REQUIRE(out);
-  *out = NULL;
-  WGS__REQUIRE(dev);
-  int only_cl = wgs__cl_require(dev, "wgs_program_build");
-  if (only_cl != WGS_OK)
-    return only_cl;
-  WGS__REQUIRE(source);
+  /* (the core checked the arguments and the flags: src/api.c) */
   int bad_opts = wgs__check_build_options("wgs_program_build", options);
   if (bad_opts != WGS_OK)
     return bad_opts;
-  if (flags & ~(unsigned)WGS_BUILD_CHECKED)
-    return wgs__fail(WGS_EINVAL, "wgs_program_build: unknown flags 0x%x (expected 0 or "
-                                 "WGS_BUILD_CHECKED)", flags);
 
   char *lib_override = NULL;
   const char *lib = wgs__device_lib_source;
@@ -133,10 +124,6 @@ cl_program wgs_program_opencl(const wgs_program_t *p) { return p ? p->prog : NUL
 
 int wgs__cl_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
 {
-  WGS__REQUIRE(out);
-  *out = NULL;
-  WGS__REQUIRE(prog);
-  WGS__REQUIRE(name);
   cl_int err;
   cl_kernel k = clCreateKernel(prog->prog, name, &err);
   if (err == CL_INVALID_KERNEL_NAME) {
@@ -174,7 +161,6 @@ cl_kernel wgs_kernel_opencl(const wgs_kernel_t *k) { return k ? k->k : NULL; }
 
 int wgs__cl_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value)
 {
-  WGS__REQUIRE(k);
   const wgs_device_info *in = &k->prog->dev->info;
   /* A NULL value is a __local argument of `size` bytes. Some drivers accept any size here and
    * fail at the launch; PoCL 3.1 aborts the process there. */
@@ -191,14 +177,6 @@ int wgs__cl_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const v
 
 int wgs__cl_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
 {
-  WGS__REQUIRE(out);
-  *out = NULL;
-  WGS__REQUIRE(dev);
-  int only_cl = wgs__cl_require(dev, "wgs_buffer_create");
-  if (only_cl != WGS_OK)
-    return only_cl;
-  if (bytes == 0)
-    return wgs__fail(WGS_EINVAL, "wgs_buffer_create: size is 0 (expected at least 1 byte)");
   int room = wgs__cl_check_alloc(dev, bytes, "wgs_buffer_create");
   if (room != WGS_OK)
     return room;
@@ -232,21 +210,9 @@ void wgs__cl_buffer_release(wgs_buffer_t *b)
 
 cl_mem wgs_buffer_opencl(const wgs_buffer_t *b) { return b ? b->mem : NULL; }
 
-static int check_range(const wgs_buffer_t *b, size_t off, size_t bytes, const char *fn)
-{
-  if (off > b->bytes || bytes > b->bytes - off) /* (off + bytes may wrap: both named as given) */
-    return wgs__fail(WGS_EINVAL, "%s: %zu bytes at offset %zu reach past the buffer of %zu bytes",
-                     fn, bytes, off, b->bytes);
-  return WGS_OK;
-}
-
 int wgs__cl_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src)
 {
-  WGS__REQUIRE(b);
-  WGS__REQUIRE(src);
-  int rc = check_range(b, off, bytes, __func__);
-  if (rc)
-    return rc;
+  /* (the core checked the arguments and the range) */
   WGS__CL(clEnqueueWriteBuffer(b->dev->queue, b->mem, CL_TRUE, off, bytes, src, 0, NULL, NULL),
           "clEnqueueWriteBuffer");
   return WGS_OK;
@@ -254,11 +220,7 @@ int wgs__cl_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *
 
 int wgs__cl_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst)
 {
-  WGS__REQUIRE(b);
-  WGS__REQUIRE(dst);
-  int rc = check_range(b, off, bytes, __func__);
-  if (rc)
-    return rc;
+  /* (the core checked the arguments and the range) */
   WGS__CL(clEnqueueReadBuffer(b->dev->queue, b->mem, CL_TRUE, off, bytes, dst, 0, NULL, NULL),
           "clEnqueueReadBuffer");
   return WGS_OK;
@@ -266,8 +228,6 @@ int wgs__cl_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst)
 
 int wgs__cl_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b)
 {
-  WGS__REQUIRE(k);
-  WGS__REQUIRE(b);
   /* A buffer of another context is undefined in OpenCL (a crash on some drivers): each
    * wgs_device_open makes its own context, so even the same device opened twice differs. */
   if (b->dev->ctx != k->prog->dev->ctx)
@@ -375,13 +335,6 @@ int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog)
 int wgs__cl_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
                                const char *options, wgs_program_t **out)
 {
-  WGS__REQUIRE(out);
-  *out = NULL;
-  WGS__REQUIRE(dev);
-  int only_cl = wgs__cl_require(dev, "wgs_program_build_il");
-  if (only_cl != WGS_OK)
-    return only_cl;
-  WGS__REQUIRE(words);
   int uses = 0, rc = wgs__check_build_options("wgs_program_build_il", options);
   if (rc != WGS_OK)
     return rc;
