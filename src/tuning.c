@@ -7,40 +7,26 @@
 #include "tuning.h"
 #include "wgs_layout.h"
 
-void wgs__tuning_defaults(wgs__tuning *t)
-{
-  memset(t, 0, sizeof *t);
-  t->shards = 32u;
-  t->replicas = 16u;
-  t->shard_min_groups = 880u;
-  t->atom_min_groups = 200u;
-  t->gpu_close_wait_us = 10.0;
-  t->cpu_close_wait_us = 20000.0;
-  t->timeout_ms = 500.0;
-  t->timeout_noclock_ms = 1500.0;
-}
-
-static wgs__tuning current;
-static int current_set;
-
-const wgs__tuning *wgs__tuning_get(void)
-{
-  if (!current_set) { /* (the defaults are constants: a race here writes the same values) */
-    wgs__tuning_defaults(&current);
-    current_set = 1;
+/* The measured defaults (src/tuning.h says why each). */
+#define WGS__TUNING_DEFAULTS                                                                 \
+  {                                                                                          \
+    .shards = 32u, .replicas = 16u, .shard_min_groups = 880u, .atom_min_groups = 200u,        \
+    .gpu_close_wait_us = 10.0, .cpu_close_wait_us = 20000.0, .timeout_ms = 500.0,            \
+    .timeout_noclock_ms = 1500.0,                                                            \
   }
-  return &current;
-}
+static const wgs__tuning defaults = WGS__TUNING_DEFAULTS;
+static wgs__tuning current = WGS__TUNING_DEFAULTS;
+
+void wgs__tuning_defaults(wgs__tuning *t) { *t = defaults; }
+
+const wgs__tuning *wgs__tuning_get(void) { return &current; }
 
 static int pow2_upto(uint32_t v, uint32_t max) { return v >= 1 && v <= max && (v & (v - 1)) == 0; }
 
 int wgs__tuning_set(const wgs__tuning *t)
 {
-  wgs__tuning d;
-  if (!t) {
-    wgs__tuning_defaults(&d);
-    t = &d;
-  }
+  if (!t)
+    t = &defaults;
   if (t->shards != 0 && (!pow2_upto(t->shards, WGS_SHARDS_MAX) ||
                          !pow2_upto(t->replicas, WGS_SHARDS_MAX) || t->shard_min_groups > 0xffffu))
     return wgs__fail(WGS_EINVAL, "tuning: shards %u, replicas %u from %u groups (expected powers "
@@ -53,7 +39,6 @@ int wgs__tuning_set(const wgs__tuning *t)
       strcmp(t->atomics, "fence"))
     return wgs__fail(WGS_EINVAL, "tuning: atomics '%s' (expected c11, ptx or fence)", t->atomics);
   current = *t;
-  current_set = 1;
   return WGS_OK;
 }
 
