@@ -10,6 +10,7 @@ int cmd_devices(const cli_opts *o)
   int rc = wgs_device_list(infos, MAX_LIST, &n);
   if (rc != WGS_OK)
     return cli_fail("devices", rc);
+  const char *none = wgs_last_error(); /* the backends without devices here, and why */
   if (o->json) {
     json_w j;
     cli_json_open(&j, "devices");
@@ -17,6 +18,8 @@ int cmd_devices(const cli_opts *o)
     for (size_t i = 0; i < n; i++)
       cli_device_json(&j, NULL, &infos[i]);
     json_end_arr(&j);
+    if (*none)
+      json_str(&j, "no_devices_from", none);
     json_end_obj(&j);
     json_finish(&j);
     return 0;
@@ -35,5 +38,7 @@ int cmd_devices(const cli_opts *o)
            cli_atomics_name(in->atomics), in->has_acq_rel ? "yes" : "no",
            in->has_scope_device ? "yes" : "no", in->has_split_barrier ? "yes" : "no (polyfill)");
   }
+  if (*none)
+    printf("no devices here from: %s\n", none);
   return 0;
 }

@@ -1,18 +1,17 @@
 /* wgsync kernels: what the wgsync tools kernels cost on this device (work-group limit, local and
- * private memory per work-item) and the build log, for the checked and unchecked builds. */
+ * private memory, registers where the driver says) and how they were built, for the checked and
+ * unchecked builds, on any backend (wgs_tools_program, wgs_kernel_get_resources). */
 #include "cli.h"
 #include "wgsync_opencl.h"
 
 int cmd_kernels(const cli_opts *o, cli_target *t)
 {
-  if (t->cuda) {
-    fprintf(stderr, "wgsync kernels: OpenCL devices only (for CUDA, build with -Xptxas -v)\n");
-    return 2;
-  }
   wgs_device_t *dev = t->dev;
-  static const char *names[] = {"wgs_micro", "wgs_mp", "wgs_calibrate"};
   wgs_device_info in;
   wgs_device_get_info(dev, &in);
+  /* wgs_calibrate (the spin clock) exists where spins are timed by calibration: OpenCL */
+  static const char *names[] = {"wgs_micro", "wgs_mp", "wgs_latency", "wgs_calibrate"};
+  unsigned n_names = in.backend == WGS_BACKEND_OPENCL ? 4 : 3;
   json_w j;
   if (o->json) {
     cli_json_open(&j, "kernels");
@@ -26,44 +25,54 @@ int cmd_kernels(const cli_opts *o, cli_target *t)
     int rc = wgs_tools_program(dev, checked, &prog);
     if (rc != WGS_OK)
       return cli_fail("kernels", rc);
-    const char *opts = wgs_device_opencl_build_options(dev, checked ? WGS_BUILD_CHECKED : 0);
+    /* OpenCL: the options wgsync builds with; elsewhere the build log says how they were made */
+    const char *opts = in.backend == WGS_BACKEND_OPENCL
+                           ? wgs_device_opencl_build_options(dev, checked ? WGS_BUILD_CHECKED : 0)
+                           : NULL;
+    const char *log = wgs_program_build_log(prog);
     if (o->json) {
       json_obj(&j, NULL);
       json_bool(&j, "checked", checked);
-      json_str(&j, "options", opts);
+      if (opts)
+        json_str(&j, "options", opts);
       json_arr(&j, "kernels");
-    } else {
+    } else if (opts) {
       printf("%s build, options: %s\n", checked ? "checked" : "unchecked", opts);
+    } else {
+      printf("%s build: %s\n", checked ? "checked" : "unchecked", log);
     }
-    for (unsigned i = 0; i < sizeof names / sizeof *names; i++) {
+    for (unsigned i = 0; i < n_names; i++) {
       wgs_kernel_t *k;
+      wgs_kernel_resources r;
       if ((rc = wgs_kernel_create(prog, names[i], &k)) != WGS_OK)
         return cli_fail("kernels", rc);
-      size_t wg = 0;
-      cl_ulong lmem = 0, pmem = 0;
-      cl_device_id d = wgs_device_opencl_id(dev);
-      clGetKernelWorkGroupInfo(wgs_kernel_opencl(k), d, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
-      clGetKernelWorkGroupInfo(wgs_kernel_opencl(k), d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL);
-      clGetKernelWorkGroupInfo(wgs_kernel_opencl(k), d, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem, NULL);
+      rc = wgs_kernel_get_resources(k, &r);
+      wgs_kernel_release(k);
+      if (rc != WGS_OK)
+        return cli_fail("kernels", rc);
       if (o->json) {
         json_obj(&j, NULL);
         json_str(&j, "name", names[i]);
-        json_int(&j, "max_work_group_size", (long long)wg);
-        json_int(&j, "local_mem_bytes", (long long)lmem);
-        json_int(&j, "private_mem_bytes", (long long)pmem);
+        json_int(&j, "max_work_group_size", (long long)r.max_local_size);
+        json_int(&j, "local_mem_bytes", (long long)r.local_mem_bytes);
+        json_int(&j, "private_mem_bytes", (long long)r.private_mem_bytes);
+        if (r.registers >= 0)
+          json_int(&j, "registers", r.registers);
         json_end_obj(&j);
       } else {
-        printf("  %-14s max work-group %5zu   local %6llu B   private %6llu B/work-item\n",
-               names[i], wg, (unsigned long long)lmem, (unsigned long long)pmem);
+        printf("  %-14s max work-group %5zu   local %6llu B   private %6llu B/work-item", names[i],
+               r.max_local_size, (unsigned long long)r.local_mem_bytes,
+               (unsigned long long)r.private_mem_bytes);
+        if (r.registers >= 0)
+          printf("   %3d registers", r.registers);
+        printf("\n");
       }
-      wgs_kernel_release(k);
     }
-    const char *log = wgs_program_build_log(prog);
     if (o->json) {
       json_end_arr(&j);
       json_str(&j, "build_log", log);
       json_end_obj(&j);
-    } else if (log && *log && !o->quiet) {
+    } else if (opts && log && *log && !o->quiet) {
       printf("  build log:\n%s\n", log);
     }
   }

@@ -22,7 +22,7 @@ void cli_usage(FILE *f)
       "usage: wgsync <command> [options]   (wgsync <command> --help: that command's options)\n"
       "\n"
       "commands:\n"
-      "  devices    list OpenCL platforms and devices with what matters to wgsync\n"
+      "  devices    list the devices of every backend (OpenCL, CUDA) with what matters to wgsync\n"
       "  discover   run occupancy discovery R times; counts, min/median/max, protocol time\n"
       "  bound      find the occupancy bound by the unsafe search of Sorensen et al. 2016 §5.1\n"
       "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"

@@ -128,7 +128,8 @@ int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out);
 /* Every device of every backend the program carries: each OpenCL platform's devices, then the
  * CUDA devices (their info's backend and indices say how to open each: "P:D", "cuda:N").
  * *count receives the number written (<= cap). WGS_ENODEV, with each backend's reason, when
- * there is none. */
+ * there is none; when some backend has none but another has, wgs_last_error() names it and
+ * why (empty when every backend has devices). */
 int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count);
 
 /* ---- programs --------------------------------------------------------------------------- */
@@ -153,6 +154,16 @@ int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
 void wgs_kernel_release(wgs_kernel_t *k);
 /* Same as clSetKernelArg; for a buffer pass &cl_mem. value NULL with size > 0 sets local memory. */
 int wgs_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value);
+
+/* What a kernel takes of its device, as the driver reports it (OpenCL's
+ * clGetKernelWorkGroupInfo, CUDA's function attributes). */
+typedef struct {
+  size_t max_local_size;      /* the largest work-group (block) it can be launched with */
+  uint64_t local_mem_bytes;   /* its static __local (__shared__) memory per group */
+  uint64_t private_mem_bytes; /* private memory per work-item (arrays, spills) */
+  int registers;              /* per work-item; -1 where the driver does not say (OpenCL) */
+} wgs_kernel_resources;
+int wgs_kernel_get_resources(wgs_kernel_t *k, wgs_kernel_resources *out);
 
 /* Device buffers, for kernels' data. */
 typedef struct wgs_buffer wgs_buffer_t;
@@ -324,8 +335,11 @@ typedef struct {
 int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg,
                          wgs_selftest_result *res);
 
-/* The tools program (occupancy microbenchmark, self-test), built as wgsync builds it, for
- * inspection: `wgsync kernels` prints each kernel's limits and the build log. */
+/* The tools' kernels as wgsync builds them, for inspection (`wgsync kernels` prints each one's
+ * resources and the build log): wgs_micro (the occupancy microbenchmark), wgs_mp (the
+ * self-test), wgs_latency (the latency probe), and on OpenCL wgs_calibrate (the spin clock). On
+ * a CUDA device they are the kernels nvcc compiled into libwgsync_cuda. Owned by the device:
+ * do not release it. */
 int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog);
 
 /* Grid-barrier latency: `rounds` bare barriers over exactly `groups` groups (discovery off),

@@ -76,6 +76,25 @@ int wgs_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
   return wgs__object(prog)->ops->kernel_create(prog, name, out);
 }
 
+int wgs_kernel_get_resources(wgs_kernel_t *k, wgs_kernel_resources *out)
+{
+  WGS__REQUIRE(out);
+  memset(out, 0, sizeof *out);
+  out->registers = -1;
+  WGS__REQUIRE(k);
+  return CALL_OR_UNSUPPORTED(wgs__object(k)->ops, kernel_resources, "wgs_kernel_get_resources",
+                             "kernel resources to report", k, out);
+}
+
+int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog)
+{
+  WGS__REQUIRE(prog);
+  *prog = NULL;
+  WGS__REQUIRE(dev);
+  return CALL_OR_UNSUPPORTED(dev_ops(dev), tools_program, "wgs_tools_program",
+                             "tools kernels", dev, checked != 0, prog);
+}
+
 void wgs_kernel_release(wgs_kernel_t *k)
 {
   if (k)

@@ -70,7 +70,7 @@ int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
   }
   if (*count == 0)
     return wgs__fail(first_rc, "no device on any backend (%s)", why[0] ? why : "none built");
-  return WGS_OK;
+  return wgs__fail(WGS_OK, "%s", why); /* (success: the backends without devices, and why) */
 }
 
 int wgs__cuda_name(const char *name)

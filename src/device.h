@@ -56,6 +56,10 @@ typedef struct wgs__backend_ops {
   int (*kernel_set_arg)(wgs_kernel_t *k, unsigned index, size_t size, const void *value);
   int (*kernel_set_arg_buffer)(wgs_kernel_t *k, unsigned index, wgs_buffer_t *buf);
   int (*kernel_run)(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local);
+  int (*kernel_resources)(wgs_kernel_t *k, wgs_kernel_resources *out);
+  /* The tools' kernels (wgs_tools_program): a program the device owns, whose kernel_create
+   * knows at least wgs_micro, wgs_mp and wgs_latency. */
+  int (*tools_program)(wgs_device_t *dev, int checked, wgs_program_t **out);
   int (*buffer_create)(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out);
   void (*buffer_release)(wgs_buffer_t *buf);
   int (*buffer_write)(wgs_buffer_t *buf, size_t offset, size_t bytes, const void *src);

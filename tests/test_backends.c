@@ -272,6 +272,9 @@ static int t_launch(wgs_device_t *dev, const wgs_device_info *in)
     CHECK_OK(wgs_kernel_create(prog, "count", &k));
   }
   size_t local = 64;
+  wgs_kernel_resources res;
+  CHECK_OK(wgs_kernel_get_resources(k, &res)); /* the user's kernel, on every backend */
+  CHECK(res.max_local_size >= local);
   uint32_t groups = wgs_default_groups(dev, local), rounds = 100, zero[2] = {0, 0}, got[2];
   wgs_state_t *st = NULL;
   wgs_buffer_t *out = NULL;
@@ -318,6 +321,50 @@ static int t_launch(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
+/* The tools' kernels on every backend that runs code: each one's resources as the driver says
+ * (what `wgsync kernels` prints), within the device's limits; a name the program lacks is an
+ * error naming it. The null device has no tools, and says so. */
+static int t_tools(wgs_device_t *dev, const wgs_device_info *in)
+{
+  wgs_program_t *prog = NULL;
+  if (in->backend == WGS_BACKEND_NULL) {
+    CHECK_STATUS(wgs_tools_program(dev, 0, &prog), WGS_EUNSUPPORTED);
+    printf("null: %s\n", wgs_last_error());
+    CHECK(prog == NULL);
+    return 0;
+  }
+  static const char *names[] = {"wgs_micro", "wgs_mp", "wgs_latency"};
+  for (int checked = 0; checked < 2; checked++) {
+    CHECK_OK(wgs_tools_program(dev, checked, &prog));
+    wgs_program_t *again = NULL;
+    CHECK_OK(wgs_tools_program(dev, checked, &again));
+    CHECK(again == prog); /* made once, owned by the device */
+    printf("%s build: %s\n", checked ? "checked" : "unchecked", wgs_program_build_log(prog));
+    for (unsigned i = 0; i < 3; i++) {
+      wgs_kernel_t *k = NULL;
+      wgs_kernel_resources r;
+      CHECK_OK(wgs_kernel_create(prog, names[i], &k));
+      CHECK_OK(wgs_kernel_get_resources(k, &r));
+      printf("  %-12s max local %zu, local %llu B, private %llu B, registers %d\n", names[i],
+             r.max_local_size, (unsigned long long)r.local_mem_bytes,
+             (unsigned long long)r.private_mem_bytes, r.registers);
+      CHECK(r.max_local_size >= 1 && r.max_local_size <= in->max_work_group_size);
+      CHECK(r.local_mem_bytes <= in->local_mem_bytes);
+      if (in->backend == WGS_BACKEND_CUDA) /* compiled with --maxrregcount=32: full occupancy */
+        CHECK(r.registers > 0 && r.registers <= 32);
+      else
+        CHECK_EQ(r.registers, -1);
+      wgs_kernel_release(k);
+    }
+    wgs_kernel_t *k = NULL;
+    CHECK_STATUS(wgs_kernel_create(prog, "wgs_no_such_kernel", &k), WGS_ENOKERNEL);
+    CHECK(k == NULL && strstr(wgs_last_error(), "wgs_no_such_kernel"));
+  }
+  wgs_kernel_resources r;
+  CHECK_STATUS(wgs_kernel_get_resources(NULL, &r), WGS_EINVAL);
+  return 0;
+}
+
 static const struct {
   const char *name;
   int (*run)(wgs_device_t *, const wgs_device_info *);
@@ -337,6 +384,7 @@ static const struct {
     {"latency_split", t_latency_split},
     {"bad", t_bad},
     {"launch", t_launch},
+    {"tools", t_tools},
     {"link", t_link},
 };
 

@@ -31,7 +31,8 @@ int wgs__load_driver(void)
   if (!wgs__cuda_drv.loaded) { /* benign race: every thread stores the same pointers */
     wgs__cuda_drv.ok = driver_entry("cuLaunchKernel", (void **)&wgs__cuda_drv.launch) == WGS_OK &&
              driver_entry("cuOccupancyMaxActiveBlocksPerMultiprocessor", (void **)&wgs__cuda_drv.occupancy) == WGS_OK &&
-             driver_entry("cuGetErrorName", (void **)&wgs__cuda_drv.error_name) == WGS_OK;
+             driver_entry("cuGetErrorName", (void **)&wgs__cuda_drv.error_name) == WGS_OK &&
+             driver_entry("cuFuncGetAttribute", (void **)&wgs__cuda_drv.func_attribute) == WGS_OK;
     wgs__cuda_drv.loaded = 1;
     if (!wgs__cuda_drv.ok)
       return WGS_EBACKEND; /* the message is set */
@@ -127,8 +128,12 @@ void wgs__cuda_dev_retain(wgs_device_t *dev)
 }
 void wgs__cuda_dev_release(wgs_device_t *dev)
 {
-  if (dev && __atomic_sub_fetch(&((wgs__cuda_device *)(void *)dev)->refs, 1, __ATOMIC_ACQ_REL) == 0)
-    free(dev);
+  wgs__cuda_device *d = (wgs__cuda_device *)(void *)dev;
+  if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+    free(d->tools[0]); /* (they hold no reference back: plain memory) */
+    free(d->tools[1]);
+    free(d);
+  }
 }
 /* ---- the backend's operations (src/device.h): a CUDA device through wgs_device_open ------ */
 
@@ -172,8 +177,11 @@ static int wgs__cuda_list(wgs_device_info *infos, size_t cap, size_t *count)
   int rc = wgs_cuda_device_count(&n);
   if (rc != WGS_OK)
     return rc;
-  if (n == 0)
-    return wgs__fail(WGS_ENODEV, "%s", wgs_last_error()); /* (the reason count gave) */
+  if (n == 0) { /* the reason count gave (copied: the message buffer is the one written) */
+    char why[256];
+    snprintf(why, sizeof why, "%s", wgs_last_error());
+    return wgs__fail(WGS_ENODEV, "%s", why);
+  }
   for (int i = 0; i < n && *count < cap; i++) {
     if ((rc = wgs_cuda_device_info(i, &infos[*count])) != WGS_OK)
       return rc;
@@ -218,10 +226,11 @@ static int cuda_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32
 extern "C" const wgs__backend_ops wgs__cuda_ops = {
     /* name */ "CUDA", wgs__cuda_open, wgs__cuda_list, wgs__cuda_close, cuda_default_groups, cuda_max_local_mem, cuda_micro,
     cuda_mp_op, cuda_latency,
-    /* programs: none (CUDA kernels come from nvcc or NVRTC: wgs_kernel_cuda[_function]) */
-    NULL, NULL, NULL, NULL, NULL,
+    /* programs: none built (CUDA kernels come from nvcc or NVRTC: wgs_kernel_cuda[_function]),
+     * only the tools' kernels as one (wgs_tools_program) */
+    NULL, NULL, wgs__cuda_program_release, wgs__cuda_program_build_log, wgs__cuda_kernel_create,
     /* kernels */ wgs__cuda_kernel_release, wgs__cuda_kernel_set_arg, wgs__cuda_kernel_set_arg_buffer,
-    /* kernel_run: none */ NULL,
+    /* kernel_run: none */ NULL, wgs__cuda_kernel_resources, wgs__cuda_tools_program,
     /* buffers */ wgs__cuda_buffer_create, wgs__cuda_buffer_release, wgs__cuda_buffer_write, wgs__cuda_buffer_read,
     /* states and launches */ wgs__cuda_state_create, wgs__cuda_state_release, wgs__cuda_launch,
     wgs__cuda_result_words, wgs__cuda_clear_error, wgs__cuda_read_words,

@@ -29,11 +29,13 @@ typedef CUresult (*wgs__cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned
                                         unsigned, unsigned, unsigned, CUstream, void **, void **);
 typedef CUresult (*wgs__cuOccupancy)(int *, CUfunction, int, size_t);
 typedef CUresult (*wgs__cuGetErrorName)(CUresult, const char **);
+typedef CUresult (*wgs__cuFuncGetAttribute)(int *, CUfunction_attribute, CUfunction);
 struct wgs__cuda_driver_api {
   int loaded, ok;
   wgs__cuLaunchKernel launch;
   wgs__cuOccupancy occupancy;
   wgs__cuGetErrorName error_name;
+  wgs__cuFuncGetAttribute func_attribute;
 };
 extern struct wgs__cuda_driver_api wgs__cuda_drv; /* filled by wgs__load_driver */
 int wgs__load_driver(void);
@@ -81,6 +83,7 @@ struct wgs__cuda_device {
   WGS__DEVICE_HEAD;
   int ordinal;
   int refs;
+  wgs_program_t *tools[2]; /* wgs_tools_program's, unchecked and checked, made on first use */
 };
 extern "C" const wgs__backend_ops wgs__cuda_ops;
 
@@ -112,6 +115,11 @@ int wgs__cuda_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
 void wgs__cuda_buffer_release(wgs_buffer_t *b);
 int wgs__cuda_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src);
 int wgs__cuda_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst);
+int wgs__cuda_kernel_resources(wgs_kernel_t *k, wgs_kernel_resources *out);
+int wgs__cuda_tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);
+void wgs__cuda_program_release(wgs_program_t *prog);
+const char *wgs__cuda_program_build_log(const wgs_program_t *prog);
+int wgs__cuda_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out);
 
 /* The tools' launches (cuda_tools.cu). */
 int wgs__micro_run(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
@@ -120,5 +128,8 @@ int wgs__cuda_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local
                  uint32_t rounds, wgs_launch_result *launch, uint32_t rep_out[8]);
 int wgs__cuda_latency_runs(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups,
                            uint32_t rounds, uint32_t repeats, double *us);
+/* The tools' kernel of that name (wgs_micro, wgs_mp, wgs_latency: the OpenCL tools' names) in
+ * the checked or unchecked build; NULL when there is none. *names lists them, for messages. */
+const void *wgs__cuda_tools_kernel(const char *name, int checked, const char **names);
 
 #endif

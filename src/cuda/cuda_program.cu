@@ -64,6 +64,110 @@ extern "C" int wgs_kernel_cuda_function(wgs_device_t *dev, CUfunction fn, wgs_ke
   return kernel_wrap(dev, NULL, fn, "wgs_kernel_cuda_function", out);
 }
 
+/* The tools' kernels as a program (wgs_tools_program): the device owns it, and its kernels are
+ * the ones nvcc compiled into this library (cuda_tools.cu), found by their OpenCL names. */
+typedef struct {
+  WGS__OBJECT_HEAD;
+  int checked;
+  char log[256];
+} cuda_tools_program;
+
+#ifndef WGS_CUDA_ARCHS
+#define WGS_CUDA_ARCHS "?"
+#endif
+
+int wgs__cuda_tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
+{
+  wgs__cuda_device *d = (wgs__cuda_device *)(void *)dev;
+  if (!d->tools[checked]) {
+    int rc = wgs__use_device(d->ordinal);
+    if (rc != WGS_OK)
+      return rc;
+    const char *names;
+    cudaFuncAttributes a;
+    cudaError_t e = cudaFuncGetAttributes(&a, wgs__cuda_tools_kernel("wgs_micro", checked, &names));
+    if (e != cudaSuccess) { /* most often: no image for this GPU's architecture */
+      cudaGetLastError();
+      return wgs__fail(WGS_EBACKEND, "wgs_tools_program: '%s' (%s) cannot run the kernels of "
+                                     "libwgsync_cuda: %s (%s); they are compiled for "
+                                     "architecture(s) %s: rebuild with "
+                                     "-DCMAKE_CUDA_ARCHITECTURES naming this GPU's",
+                       d->info.name, d->info.device_version, cudaGetErrorName(e),
+                       cudaGetErrorString(e), WGS_CUDA_ARCHS);
+    }
+    cuda_tools_program *p = (cuda_tools_program *)calloc(1, sizeof *p);
+    if (!p)
+      return wgs__fail(WGS_ENOMEM, "wgs_tools_program: out of memory");
+    p->ops = &wgs__cuda_ops;
+    p->dev = dev; /* no reference: the device holds the program */
+    p->checked = checked;
+    snprintf(p->log, sizeof p->log, "compiled into libwgsync_cuda by nvcc %d.%d for "
+             "architecture(s) %s, %s (at most 32 registers); this GPU runs the sm_%d image",
+             __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, WGS_CUDA_ARCHS,
+             checked ? "checked (WGS_CHECKED=1)" : "unchecked", a.binaryVersion);
+    d->tools[checked] = (wgs_program_t *)(void *)p;
+  }
+  *out = d->tools[checked];
+  return WGS_OK;
+}
+
+void wgs__cuda_program_release(wgs_program_t *prog)
+{
+  (void)prog; /* the only programs are the tools', which their device owns */
+}
+
+const char *wgs__cuda_program_build_log(const wgs_program_t *prog)
+{
+  return ((const cuda_tools_program *)(const void *)prog)->log;
+}
+
+int wgs__cuda_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **out)
+{
+  const cuda_tools_program *p = (const cuda_tools_program *)(const void *)prog;
+  const char *names;
+  const void *sym = wgs__cuda_tools_kernel(name, p->checked, &names);
+  if (!sym)
+    return wgs__fail(WGS_ENOKERNEL, "no kernel named '%s' in the tools program; it has: %s", name,
+                     names);
+  int rc = kernel_wrap(p->dev, sym, NULL, "wgs_kernel_create", out);
+  if (rc == WGS_OK)
+    ((cuda_kernel *)(void *)*out)->kr.name = name; /* (a static name: the table's) */
+  return rc;
+}
+
+/* The table's kernel_resources: the function's attributes, through the runtime for a symbol and
+ * the driver for a CUfunction. */
+int wgs__cuda_kernel_resources(wgs_kernel_t *pk, wgs_kernel_resources *out)
+{
+  cuda_kernel *k = (cuda_kernel *)(void *)pk;
+  int rc = wgs__use_device(((wgs__cuda_device *)(void *)k->dev)->ordinal);
+  if (rc != WGS_OK)
+    return rc;
+  if (k->kr.sym) {
+    cudaFuncAttributes a;
+    CU(cudaFuncGetAttributes(&a, k->kr.sym), "cudaFuncGetAttributes");
+    out->max_local_size = (size_t)a.maxThreadsPerBlock;
+    out->local_mem_bytes = a.sharedSizeBytes;
+    out->private_mem_bytes = a.localSizeBytes;
+    out->registers = a.numRegs;
+    return WGS_OK;
+  }
+  static const CUfunction_attribute attr[4] = {
+      CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES,
+      CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, CU_FUNC_ATTRIBUTE_NUM_REGS};
+  int v[4];
+  for (int i = 0; i < 4; i++) {
+    CUresult r = wgs__cuda_drv.func_attribute(&v[i], attr[i], k->kr.fn);
+    if (r != CUDA_SUCCESS)
+      return wgs__cu_fail("cuFuncGetAttribute", r);
+  }
+  out->max_local_size = (size_t)v[0];
+  out->local_mem_bytes = (uint64_t)v[1];
+  out->private_mem_bytes = (uint64_t)v[2];
+  out->registers = v[3];
+  return WGS_OK;
+}
+
 void wgs__cuda_kernel_release(wgs_kernel_t *pk)
 {
   cuda_kernel *k = (cuda_kernel *)(void *)pk;

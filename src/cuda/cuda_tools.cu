@@ -12,6 +12,25 @@ extern "C" __global__ void wgs_cuda_micro_checked(unsigned *, unsigned, unsigned
 extern "C" __global__ void wgs_cuda_micro_plain(unsigned *, unsigned, unsigned, unsigned *);
 extern "C" __global__ void wgs_cuda_mp_checked(unsigned *, unsigned *, unsigned, unsigned, unsigned *);
 extern "C" __global__ void wgs_cuda_mp_plain(unsigned *, unsigned *, unsigned, unsigned, unsigned *);
+extern "C" __global__ void wgs_cuda_latency_checked(unsigned *, unsigned, unsigned, unsigned *);
+extern "C" __global__ void wgs_cuda_latency_plain(unsigned *, unsigned, unsigned, unsigned *);
+
+const void *wgs__cuda_tools_kernel(const char *name, int checked, const char **names)
+{
+  static const struct {
+    const char *name;
+    const void *plain, *checked;
+  } kernels[] = {
+      {"wgs_micro", (const void *)wgs_cuda_micro_plain, (const void *)wgs_cuda_micro_checked},
+      {"wgs_mp", (const void *)wgs_cuda_mp_plain, (const void *)wgs_cuda_mp_checked},
+      {"wgs_latency", (const void *)wgs_cuda_latency_plain, (const void *)wgs_cuda_latency_checked},
+  };
+  *names = "wgs_micro, wgs_mp, wgs_latency";
+  for (unsigned i = 0; i < sizeof kernels / sizeof *kernels; i++)
+    if (!strcmp(kernels[i].name, name))
+      return checked ? kernels[i].checked : kernels[i].plain;
+  return NULL;
+}
 
 
 
@@ -153,8 +172,6 @@ int wgs__cuda_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local
   return rc;
 }
 
-extern "C" __global__ void wgs_cuda_latency_checked(unsigned *, unsigned, unsigned, unsigned *);
-extern "C" __global__ void wgs_cuda_latency_plain(unsigned *, unsigned, unsigned, unsigned *);
 
 /* The latency runs (the core's wgs__tool_latency decides the defaults and the statistics). */
 int wgs__cuda_latency_runs(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t groups, uint32_t rounds,

@@ -58,6 +58,7 @@ void wgs__null_program_release(wgs_program_t *p);
 const char *wgs__null_program_build_log(const wgs_program_t *p);
 int wgs__null_kernel_create(wgs_program_t *p, const char *name, wgs_kernel_t **out);
 void wgs__null_kernel_release(wgs_kernel_t *k);
+int wgs__null_kernel_resources(wgs_kernel_t *k, wgs_kernel_resources *out);
 int wgs__null_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value);
 int wgs__null_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b);
 int wgs__null_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out);

@@ -59,6 +59,16 @@ void wgs__null_kernel_release(wgs_kernel_t *pk)
   free(k);
 }
 
+/* A kernel that runs no code takes nothing but the groups it is launched with. */
+int wgs__null_kernel_resources(wgs_kernel_t *k, wgs_kernel_resources *out)
+{
+  out->max_local_size = wgs__head(wgs__object(k)->dev)->info.max_work_group_size;
+  out->local_mem_bytes = 0;
+  out->private_mem_bytes = 0;
+  out->registers = 0;
+  return WGS_OK;
+}
+
 int wgs__null_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value)
 {
   (void)k, (void)index, (void)size, (void)value; /* no code reads them */

@@ -84,6 +84,7 @@ void wgs__cl_buffer_release(wgs_buffer_t *b);
 int wgs__cl_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src);
 int wgs__cl_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst);
 int wgs__cl_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local);
+int wgs__cl_kernel_resources(wgs_kernel_t *k, wgs_kernel_resources *out);
 int wgs__cl_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
 void wgs__cl_state_release(wgs_state_t *st);
 int wgs__cl_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);

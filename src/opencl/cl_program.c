@@ -322,14 +322,24 @@ static int tools_program_locked(wgs_device_t *dev, int checked, wgs_program_t **
   return WGS_OK;
 }
 
-int wgs_tools_program(wgs_device_t *dev, int checked, wgs_program_t **prog)
+/* The table's kernel_resources: what clGetKernelWorkGroupInfo says (OpenCL names no register
+ * count). */
+int wgs__cl_kernel_resources(wgs_kernel_t *k, wgs_kernel_resources *out)
 {
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(prog);
-  int only_cl = wgs__cl_require(dev, "wgs_tools_program");
-  if (only_cl != WGS_OK)
-    return only_cl;
-  return wgs__tools_program(dev, checked, prog); /* owned by the device */
+  cl_device_id d = k->dev->device;
+  size_t wg = 0;
+  cl_ulong lmem = 0, pmem = 0;
+  WGS__CL(clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL),
+          "clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
+  WGS__CL(clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem, &lmem, NULL),
+          "clGetKernelWorkGroupInfo(LOCAL_MEM_SIZE)");
+  WGS__CL(clGetKernelWorkGroupInfo(k->k, d, CL_KERNEL_PRIVATE_MEM_SIZE, sizeof pmem, &pmem, NULL),
+          "clGetKernelWorkGroupInfo(PRIVATE_MEM_SIZE)");
+  out->max_local_size = wg;
+  out->local_mem_bytes = lmem;
+  out->private_mem_bytes = pmem;
+  out->registers = -1;
+  return WGS_OK;
 }
 
 int wgs__cl_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
