@@ -28,6 +28,8 @@ int cmd_devices(const cli_opts *o)
     const wgs_device_info *in = &infos[i];
     if (in->backend == WGS_BACKEND_CUDA)
       printf("cuda:%d  %s  [CUDA]\n", in->device_index, in->name);
+    else if (in->backend == WGS_BACKEND_VULKAN)
+      printf("vulkan:%d  %s  [Vulkan]\n", in->device_index, in->name);
     else
       printf("%d:%d  %s  [%s]\n", in->platform_index, in->device_index, in->name, in->platform_name);
     printf("      type %-5s  compute units %u  max work-group %zu  local memory %llu B\n",

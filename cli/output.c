@@ -122,6 +122,8 @@ const char *cli_atomics_name(wgs_atomics a)
     return "ptx (ld.acquire.gpu / st.release.gpu)";
   case WGS_ATOMICS_FENCE:
     return "fence (OpenCL 1.2 atomics + mem_fence, best effort)";
+  case WGS_ATOMICS_VULKAN:
+    return "vulkan (memory model: acquire/release, QueueFamily scope)";
   }
   return "?";
 }
@@ -134,7 +136,10 @@ const char *cli_lock_name(wgs_lock l)
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in)
 {
   json_obj(j, key);
-  json_str(j, "backend", in->backend == WGS_BACKEND_CUDA ? "cuda" : "opencl");
+  json_str(j, "backend", in->backend == WGS_BACKEND_CUDA     ? "cuda"
+                         : in->backend == WGS_BACKEND_VULKAN ? "vulkan"
+                         : in->backend == WGS_BACKEND_NULL   ? "null"
+                                                             : "opencl");
   json_int(j, "platform_index", in->platform_index);
   json_int(j, "device_index", in->device_index);
   json_str(j, "platform", in->platform_name);
@@ -163,6 +168,8 @@ void cli_print_header(const wgs_device_info *in)
   printf("wgsync %s  %s\n", WGS_VERSION_STRING, date);
   if (in->backend == WGS_BACKEND_CUDA)
     printf("device   %s (CUDA device %d)\n", in->name, in->device_index);
+  else if (in->backend == WGS_BACKEND_VULKAN)
+    printf("device   %s (Vulkan device %d)\n", in->name, in->device_index);
   else
     printf("device   %s (%s, platform %d device %d)\n", in->name, in->platform_name,
            in->platform_index, in->device_index);

@@ -76,6 +76,8 @@ typedef enum {
   WGS_BACKEND_CUDA = 1, /* wgsync_cuda.h */
   WGS_BACKEND_NULL = 2, /* "null": no device; launches run no code (for testing a host program
                            and the library's host side without a GPU or OpenCL) */
+  WGS_BACKEND_VULKAN = 3, /* "vulkan" or "vulkan:N": SPIR-V compute shaders written against
+                             device/vulkan/wgsync.glsl (wgs_program_build_il) */
 } wgs_backend;
 
 /* How cross-group memory ordering is implemented on a device (device/opencl/wgs_atomics.cl). */
@@ -83,6 +85,7 @@ typedef enum {
   WGS_ATOMICS_C11 = 0,   /* OpenCL C 2.0/3.0 acquire/release at device scope */
   WGS_ATOMICS_PTX = 1,   /* NVIDIA: ld.acquire.gpu / st.release.gpu / fence.acq_rel.gpu */
   WGS_ATOMICS_FENCE = 2, /* OpenCL 1.2 atomics + mem_fence: best effort */
+  WGS_ATOMICS_VULKAN = 3, /* the Vulkan memory model: acquire/release at QueueFamily scope */
 } wgs_atomics;
 
 typedef struct {

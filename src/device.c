@@ -17,18 +17,20 @@
 
 extern const wgs__backend_ops wgs__opencl_ops __attribute__((weak));
 extern const wgs__backend_ops wgs__cuda_ops __attribute__((weak));
+extern const wgs__backend_ops wgs__vulkan_ops __attribute__((weak));
 
 extern const wgs__backend_ops wgs__null_ops; /* src/null: in every library */
 
 static const wgs__backend_ops *opencl_backend(void) { return &wgs__opencl_ops; }
 static const wgs__backend_ops *cuda_backend(void) { return &wgs__cuda_ops; }
+static const wgs__backend_ops *vulkan_backend(void) { return &wgs__vulkan_ops; }
 
 /* The registry: every backend this program carries (a weak table absent is NULL), in the order
  * devices are listed. (The null backend is not listed: its device is opened by name only.) */
 static size_t registry(const wgs__backend_ops **out)
 {
   /* this library's own backend (the strong reference: see above), then any other, once each */
-  const wgs__backend_ops *all[] = {wgs__own_backend, opencl_backend(), cuda_backend()};
+  const wgs__backend_ops *all[] = {wgs__own_backend, opencl_backend(), cuda_backend(), vulkan_backend()};
   size_t n = 0;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
     int seen = !all[i];
@@ -37,11 +39,16 @@ static size_t registry(const wgs__backend_ops **out)
     if (!seen)
       out[n++] = all[i];
   }
-  /* listed in one order whichever library the program found first: OpenCL's devices, then CUDA's */
-  if (n == 2 && out[0] == cuda_backend()) {
-    out[0] = out[1];
-    out[1] = cuda_backend();
-  }
+  /* listed in one order whichever library the program found first: OpenCL's devices, CUDA's,
+   * then Vulkan's */
+  const wgs__backend_ops *order[] = {opencl_backend(), cuda_backend(), vulkan_backend()};
+  size_t m = 0;
+  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+    for (size_t j = 0; j < n; j++)
+      if (order[i] && out[j] == order[i])
+        all[m++] = order[i];
+  for (size_t i = 0; i < m; i++)
+    out[i] = all[i];
   return n;
 }
 
@@ -51,7 +58,7 @@ int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
   *count = 0;
   if (cap > 0)
     WGS__REQUIRE(infos);
-  const wgs__backend_ops *reg[4];
+  const wgs__backend_ops *reg[8];
   size_t nb = registry(reg);
   int first_rc = WGS_ENODEV;
   char why[512] = "";
@@ -73,18 +80,20 @@ int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
   return wgs__fail(WGS_OK, "%s", why); /* (success: the backends without devices, and why) */
 }
 
-int wgs__cuda_name(const char *name)
+int wgs__backend_index(const char *name, const char *prefix)
 {
-  if (!name || strncmp(name, "cuda", 4) != 0)
+  size_t l = strlen(prefix);
+  if (!name || strncmp(name, prefix, l) != 0)
     return -1;
-  if (name[4] == '\0')
+  if (name[l] == '\0')
     return 0;
-  if (name[4] != ':')
+  if (name[l] != ':')
     return -1;
   char *end;
-  long v = strtol(name + 5, &end, 10);
-  return end == name + 5 || *end || v < 0 || v > 1 << 20 ? -2 : (int)v;
+  long v = strtol(name + l + 1, &end, 10);
+  return end == name + l + 1 || *end || v < 0 || v > 1 << 20 ? -2 : (int)v;
 }
+int wgs__cuda_name(const char *name) { return wgs__backend_index(name, "cuda"); }
 
 int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
 {
@@ -102,11 +111,24 @@ int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
     name = env;
   if (name && !strcmp(name, "null"))
     return wgs__null_ops.open(&want, "'null'", out);
-  int ci = wgs__cuda_name(name);
+  int ci = wgs__cuda_name(name), vi = wgs__backend_index(name, "vulkan");
   if (ci == -2)
     return wgs__fail(WGS_EINVAL, "wgs_device_open: device '%s': expected 'cuda' or 'cuda:N' with N "
                      "a CUDA device ordinal", name);
-  const wgs__backend_ops *reg[4];
+  if (vi == -2)
+    return wgs__fail(WGS_EINVAL, "wgs_device_open: device '%s': expected 'vulkan' or 'vulkan:N' "
+                     "with N a Vulkan device index (wgsync devices)", name);
+  if (vi >= 0) { /* the N-th Vulkan device wgsync can use */
+    if (!vulkan_backend())
+      return wgs__fail(WGS_EUNSUPPORTED, "wgs_device_open: '%s' is a Vulkan device, and this "
+                       "library was built without the Vulkan backend (it needs the Vulkan "
+                       "headers and glslangValidator at build time)", name);
+    char vhow[300];
+    snprintf(vhow, sizeof vhow, "%s'%s'", unset && env && *env ? "WGSYNC_DEVICE=" : "", name);
+    wgs_device_select vs = {-1, vi, NULL};
+    return vulkan_backend()->open(&vs, vhow, out);
+  }
+  const wgs__backend_ops *reg[8];
   size_t nb = registry(reg), i = 0;
   const wgs__backend_ops *want_ops = ci >= 0 ? cuda_backend() : opencl_backend(), *b = NULL;
   for (i = 0; i < nb && !b; i++) /* (through the registry: it holds the strong reference) */

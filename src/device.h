@@ -151,6 +151,8 @@ int wgs__tool_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_se
 int wgs__tool_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
 
 /* "cuda" or "cuda:N": N (0 for "cuda"); -1 for any other name; -2 for "cuda:" and no index. */
+/* "prefix" or "prefix:N" (a device name): N, 0 for the bare prefix, -1 another name, -2 bad N. */
+int wgs__backend_index(const char *name, const char *prefix);
 int wgs__cuda_name(const char *name);
 
 #ifdef __cplusplus

@@ -107,6 +107,15 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
                                     "by group %u: a wait without an arrive, or two arrives "
                                     "without a wait", who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE],
                      e[WGS_ERR_REPORTER]);
+  if (code == WGS_DEV_ERR_CUT) /* (to the bound search, the same deadlock) */
+    return wgs__fail(WGS_EDEADLOCK,
+                     "%sgrid barrier at user line %u (barrier instance %u) was not reached by "
+                     "every one of its %u groups before the driver ended group %u's waiting loop "
+                     "(its condition unmet, the spin limit not reached: lavapipe ends a shader's "
+                     "loops after 65,535 iterations in all): more groups than run at once, or "
+                     "more waiting than the driver allows one launch (%u groups launched)",
+                     who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE], e[WGS_ERR_EXPECTED],
+                     e[WGS_ERR_REPORTER], lr->launched);
   if (code == WGS_DEV_ERR_GRID_BARRIER) {
     res->err_site = e[WGS_ERR_SITE];
     res->err_instance = e[WGS_ERR_INSTANCE];
@@ -128,8 +137,7 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
                      "%sgrid barrier at user line %u (barrier instance %u) was not reached by "
                      "every group within the spin limit: %u of %u groups arrived; missing group "
                      "ids: %s (reported by group %u; %u groups launched, %s)",
-                     who, res->err_site, res->err_instance, res->err_arrived, res->err_expected,
-                     ids, e[WGS_ERR_REPORTER], lr->launched,
+                     who, res->err_site, res->err_instance, res->err_arrived, res->err_expected, ids, e[WGS_ERR_REPORTER], lr->launched,
                      lr->mode == WGS_MODE_DISCOVER ? "ids from discovery"
                                                    : "native ids, discovery off");
   }

@@ -23,7 +23,11 @@ static int t_info(wgs_device_t *dev, const wgs_device_info *in)
 {
   (void)dev;
   int cuda = !strcmp(backend_name, "cuda"), null = !strcmp(backend_name, "null");
-  CHECK_MSG(in->backend == (cuda ? WGS_BACKEND_CUDA : null ? WGS_BACKEND_NULL : WGS_BACKEND_OPENCL),
+  int vulkan = !strcmp(backend_name, "vulkan");
+  CHECK_MSG(in->backend == (cuda     ? WGS_BACKEND_CUDA
+                            : null   ? WGS_BACKEND_NULL
+                            : vulkan ? WGS_BACKEND_VULKAN
+                                     : WGS_BACKEND_OPENCL),
             "backend %d", (int)in->backend);
   CHECK(in->compute_units > 0 && in->max_work_group_size > 0 && in->name[0]);
 #ifdef WGSYNC_HAVE_CUDA
@@ -395,15 +399,18 @@ int main(int argc, char **argv)
       printf("%s\n", cases[i].name);
     return 0;
   }
-  if (argc != 3 || (strcmp(argv[1], "opencl") && strcmp(argv[1], "cuda") && strcmp(argv[1], "null"))) {
-    fprintf(stderr, "usage: test_backends opencl|cuda|null CASE   (test_backends --list)\n");
+  if (argc != 3 || (strcmp(argv[1], "opencl") && strcmp(argv[1], "cuda") && strcmp(argv[1], "null") &&
+                    strcmp(argv[1], "vulkan"))) {
+    fprintf(stderr, "usage: test_backends opencl|cuda|vulkan|null CASE   (test_backends --list)\n");
     return 2;
   }
   backend_name = argv[1];
-  int cuda = !strcmp(backend_name, "cuda"), null = !strcmp(backend_name, "null");
-  wgs_device_select s = {-1, -1, cuda ? "cuda:0" : "null"};
+  int opencl = !strcmp(backend_name, "opencl");
+  wgs_device_select s = {-1, -1, !strcmp(backend_name, "cuda")     ? "cuda:0"
+                                 : !strcmp(backend_name, "vulkan") ? "vulkan:0"
+                                                                   : "null"};
   wgs_device_t *dev = NULL;
-  int rc = wgs_device_open(cuda || null ? &s : NULL, &dev);
+  int rc = wgs_device_open(opencl ? NULL : &s, &dev);
   if (rc == WGS_ENODEV || rc == WGS_EUNSUPPORTED) {
     printf("SKIP: no %s device: %s\n", backend_name, wgs_last_error());
     return WGS_SKIP;

@@ -51,8 +51,8 @@
  * launch's %gridid, and finds the first call's answer through its epoch. */
 #define WGS_G_FIRST(g) (WGS_G_LINES * WGS_LINE_WORDS)      /* epoch of the group's last call */
 #define WGS_G_GRID(g) (WGS_G_LINES * WGS_LINE_WORDS + (g)) /* its launch's %gridid + 1 */
-#define WGS__ROUND_LINE(w) (((w) + WGS_LINE_WORDS - 1u) / WGS_LINE_WORDS * WGS_LINE_WORDS)
-#define WGS_G_WORDS(g) WGS__ROUND_LINE(WGS_G_LINES * WGS_LINE_WORDS + 2u * (g))
+#define WGS_ROUND_LINE(w) (((w) + WGS_LINE_WORDS - 1u) / WGS_LINE_WORDS * WGS_LINE_WORDS)
+#define WGS_G_WORDS(g) WGS_ROUND_LINE(WGS_G_LINES * WGS_LINE_WORDS + 2u * (g))
 
 /* Half lines (word offsets from the start of a half). Line 0 is never cleared. */
 #define WGS_W_BACK 0u                            /* words from the state's base to this half */
@@ -69,7 +69,9 @@
 #define WGS_W_OR (7u * WGS_LINE_WORDS)          /* wgs_grid_barrier_or: words 0 and 1, the
                                                     instance's tag where some group passed a
                                                     nonzero value (device/common/wgs_core.h) */
-/* line 8: unused since layout 4 (the published counter barrier's words) */
+#define WGS_W_PAUSE (8u * WGS_LINE_WORDS)      /* the Vulkan library's pause on CPU devices
+                                                    stores here what nobody reads
+                                                    (device/vulkan/wgsync.glsl) */
 #define WGS_W_SEEN (9u * WGS_LINE_WORDS)         /* groups that read the epoch (protocols other
                                                     than the lock-free one, whose count it is) */
 #define WGS_W_SHARDS (10u * WGS_LINE_WORDS)      /* counter barrier: arrival shard i on line
@@ -148,6 +150,9 @@
 #define WGS_DEV_ERR_GRID_BARRIER 1u /* a grid barrier timed out: some groups never arrived */
 #define WGS_DEV_ERR_LOCK 2u         /* the discovery mutex was never granted */
 #define WGS_DEV_ERR_SPLIT 4u        /* split grid barrier misuse: wait before arrive, arrive twice */
+#define WGS_DEV_ERR_CUT 16u         /* a spin-wait loop ended with its condition unmet and no
+                                       timeout: the driver cut the loop (lavapipe ends every shader
+                                       loop after 65,535 iterations); site, instance, reporter */
 #define WGS_DEV_ERR_MISUSE 8u       /* a rule of the device library broken (checked builds): which
                                        one in WGS_ERR_INSTANCE, the call's line in WGS_ERR_SITE,
                                        the native group id in WGS_ERR_REPORTER */
@@ -186,7 +191,7 @@
 #define WGS_OFF_GROUP_OR(g) (WGS_W_ARRAYS + 9u * (g) + WGS_LINE_WORDS) /* wgs_grid_barrier_or
                                        where the layer has no work-group OR: 2 words per group */
 #define WGS_A_WORDS(g) (11u * (g) + WGS_LINE_WORDS) /* all of the above */
-#define WGS_HALF_WORDS(g) WGS__ROUND_LINE(WGS_W_ARRAYS + WGS_A_WORDS(g))
+#define WGS_HALF_WORDS(g) WGS_ROUND_LINE(WGS_W_ARRAYS + WGS_A_WORDS(g))
 #define WGS_HALF(g, h) (WGS_G_WORDS(g) + (h) * WGS_HALF_WORDS(g)) /* half h (0 or 1) */
 /* After both halves, for checked builds: the line of the grid barrier each participant of half
  * h last entered (g words per half). Kept out of the halves so that the per-group arrays of
@@ -194,6 +199,6 @@
  * inside them moved half 1 by 4 bytes per group and the counter barrier's latency by up to 10%
  * at some shapes (H100, the same call as the layout before it). */
 #define WGS_SITE(g, h) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + (h) * (g))
-#define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + WGS__ROUND_LINE(2u * (g)))
+#define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + WGS_ROUND_LINE(2u * (g)))
 
 #endif

@@ -1,0 +1,575 @@
+/*
+ * wgsync device library for Vulkan compute shaders (GLSL 4.50+, the Vulkan memory model):
+ * occupancy discovery (Sorensen et al. 2016 §3, wgsync's lock-free poll), the participating-group
+ * environment (Table 2), the counter grid barrier among participating groups (§4), its split
+ * form (arrive / wait), the grid barrier with an OR, and checked builds (-DWGS_CHECKED=1: every
+ * spin bounded by the device clock, a missed barrier reported with the groups that never came).
+ *
+ *   #version 460
+ *   #extension GL_GOOGLE_include_directive : require
+ *   layout(local_size_x_id = 0) in;           // wgsync sets the local size (specialisation 0)
+ *   #include "wgsync.glsl"                      // the state is set 0, binding 0 (WGS_STATE_BINDING)
+ *   layout(set = 0, binding = 1) queuefamilycoherent buffer Data { uint data[]; };
+ *   void main() {
+ *     wgs_env env;
+ *     if (wgs_discover(env)) { ... wgs_grid_barrier(env); ... }
+ *   }
+ *
+ * compiled with `glslangValidator -V --target-env vulkan1.2 -I<prefix>/include/wgsync`. Data one
+ * group writes and another reads after a grid barrier must be in `queuefamilycoherent` buffers: under the
+ * Vulkan memory model only non-private accesses take part in the barrier's availability and
+ * visibility operations.
+ *
+ * Why a second text of the protocol: device/common/wgs_core.h is written once for OpenCL C and
+ * CUDA C through pointers (`wgs_word_ptr`, `wgs_env *`), which GLSL has not; here the state is
+ * one buffer indexed from its base, and the environment an inout struct. The protocol, the state
+ * layout (wgs_layout.h, included as it is), the config words and the reports are the same, so the
+ * host decodes a Vulkan launch with the same code; what this library leaves out (the XF barrier,
+ * the sharded counter, launch epochs) the host refuses or does without on a Vulkan device. Launches on Vulkan have no epochs: the host clears the state in the
+ * launch's command buffer (vkCmdFillBuffer) before the dispatch, as OpenCL's checked launches do.
+ *
+ * Memory ordering: every cross-group access is an atomic at QueueFamily scope (every invocation
+ * of a dispatch is in one queue family: the Vulkan memory model's device-wide scope, needing no
+ * vulkanMemoryModelDeviceScope), acquire with MakeVisible, release with MakeAvailable; the
+ * work-group barrier is plain barrier() between two QueueFamily-scope memory barriers (acquire
+ * and release, both storage classes), so that what one invocation wrote before it is available
+ * to, and visible in, every invocation of the group after it, in the buffer as well as in shared
+ * memory. (On lavapipe a controlBarrier whose memory scope is QueueFamily does not wait, and
+ * Device-scope memory barriers under a condition act as waits for a subgroup only: this form is
+ * the one that holds on both drivers tested.) Each site below says why its ordering is enough.
+ */
+#ifndef WGSYNC_GLSL
+#define WGSYNC_GLSL
+
+#extension GL_KHR_memory_scope_semantics : require
+#extension GL_EXT_shader_realtime_clock : require
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+
+#include "wgs_layout.h"
+
+#ifndef WGS_STATE_SET
+#define WGS_STATE_SET 0
+#endif
+#ifndef WGS_STATE_BINDING
+#define WGS_STATE_BINDING 0
+#endif
+#if !defined(WGS_CHECKED)
+#define WGS_CHECKED 0
+#endif
+
+layout(set = WGS_STATE_SET, binding = WGS_STATE_BINDING, std430) queuefamilycoherent buffer WgsState
+{
+  uint wgs_w[]; /* the state (wgs_layout.h), word 0 at its base */
+};
+shared uint wgsi_sh[2]; /* the representative's answer to its group: id, then the OR */
+
+#define WGSI_SCOPE gl_ScopeQueueFamily
+#define WGSI_BUF gl_StorageSemanticsBuffer
+#define WGSI_ACQ (gl_SemanticsAcquire | gl_SemanticsMakeVisible)
+#define WGSI_REL (gl_SemanticsRelease | gl_SemanticsMakeAvailable)
+#define WGSI_ACQREL (gl_SemanticsAcquireRelease | gl_SemanticsMakeAvailable | gl_SemanticsMakeVisible)
+
+/* ---- the atomics layer (word indices into the state) ----------------------------------------- */
+uint wgsi_ld_acq(uint i) { return atomicLoad(wgs_w[i], WGSI_SCOPE, WGSI_BUF, WGSI_ACQ); }
+uint wgsi_ld_rlx(uint i) { return atomicLoad(wgs_w[i], WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed); }
+void wgsi_st_rel(uint i, uint v) { atomicStore(wgs_w[i], v, WGSI_SCOPE, WGSI_BUF, WGSI_REL); }
+void wgsi_st_rlx(uint i, uint v) { atomicStore(wgs_w[i], v, WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed); }
+uint wgsi_add_rlx(uint i, uint v) { return atomicAdd(wgs_w[i], v, WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed); }
+uint wgsi_add_rel(uint i, uint v) { return atomicAdd(wgs_w[i], v, WGSI_SCOPE, WGSI_BUF, WGSI_REL); }
+uint wgsi_add_acqrel(uint i, uint v) { return atomicAdd(wgs_w[i], v, WGSI_SCOPE, WGSI_BUF, WGSI_ACQREL); }
+uint wgsi_or_rlx(uint i, uint v) { return atomicOr(wgs_w[i], v, WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed); }
+uint wgsi_cas_rlx(uint i, uint expected, uint desired)
+{
+  return atomicCompSwap(wgs_w[i], expected, desired, WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed,
+                        WGSI_BUF, gl_SemanticsRelaxed);
+}
+/* The device's clock (VK_KHR_shader_clock, shaderDeviceClock): ticks, whose rate the host
+ * measures once per device (src/vulkan) and converts its bounds into. */
+uint64_t wgsi_timer() { return clockRealtimeEXT(); }
+
+/* A work-group barrier that orders buffer and shared memory across the group (see the head). */
+void wgsi_group_barrier()
+{
+  memoryBarrier(WGSI_SCOPE, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, WGSI_ACQREL);
+  barrier();
+  memoryBarrier(WGSI_SCOPE, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, WGSI_ACQREL);
+}
+
+uint wgsi_cfg(uint word) { return wgs_w[WGS_G_CONFIG + word]; }
+
+/* Some drivers cap the iterations of a shader invocation's loops: lavapipe ends them after
+ * 65,535 in all, silently, and merges the relaxed loads of one round into one, so that a spin
+ * of one poll a round lasts about 0.4 ms (measured, 2 worker threads). On a CPU device the host
+ * sets this specialisation constant, and each round of a spin also reads the clock 64 times
+ * (about 40 us on lavapipe, which runs every lane's code of a branch any lane takes: the pause
+ * sits in the loops' bodies, reached only by a group that waits): the budget then holds seconds
+ * of waiting in all, and a waiter wakes at most a round late. A checked build reports a
+ * loop that ended with its condition unmet and no timeout (WGS_DEV_ERR_CUT) instead of passing
+ * through. GPUs compile the pause away. */
+layout(constant_id = 2000) const bool WGS_CPU_PAUSE = false;
+#define WGSI_ANY4(e) ((e) || (e) || (e) || (e))
+/* s: the launch's half, whose line WGS_W_PAUSE takes the chain's end, so that it is not dead
+ * code (a store nobody reads: any value will do). */
+void wgsi_pause(uint s)
+{
+  if (!WGS_CPU_PAUSE)
+    return;
+  /* 64 clock reads, each in its own branch of a chain (straight-line reads are merged into
+   * one), their results kept */
+  uint64_t acc = 0ul;
+  bool hit = WGSI_ANY4(WGSI_ANY4(WGSI_ANY4((acc = acc * 6364136223846793005ul + clockRealtimeEXT()) == 1ul)));
+  atomicStore(wgs_w[s + WGS_W_PAUSE], hit ? 1u : uint(acc), WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed);
+}
+uint64_t wgsi_cfg64(uint lo) { return uint64_t(wgsi_cfg(lo + 1u)) << 32 | uint64_t(wgsi_cfg(lo)); }
+
+/* ---- the environment (Table 2) ------------------------------------------------------------- */
+struct wgs_env {
+  uint s;            /* the launch's half: word index of its base */
+  uint max_groups;   /* capacity of the per-group arrays */
+  uint group_id;     /* participating group id (p_get_group_id) */
+  uint num_groups;   /* participating groups (p_get_num_groups) */
+  uint local_id;
+  uint local_size;
+  uint instance;     /* grid barriers passed (checked builds name them) */
+  uint counted;      /* counter instances passed, full or split: the arrival target */
+  uint split_state;  /* 0 idle, 1 arrived */
+  uint waits;        /* 1: the arrival is an acq_rel add whose result is waited for */
+  bool participating;
+};
+uint wgs_get_group_id(wgs_env env) { return env.group_id; }
+uint wgs_get_num_groups(wgs_env env) { return env.num_groups; }
+uint wgs_get_global_id(wgs_env env) { return env.group_id * env.local_size + env.local_id; }
+uint wgs_get_global_size(wgs_env env) { return env.num_groups * env.local_size; }
+
+/* ---- bounded spins and reports (checked builds; device/common/wgs_core.h has the same) -------
+ * wgsi_gave_up returns 0 to go on, 1 when this spin ran past the host's bound and won the right to
+ * report (the caller writes its report, then wgsi_abort_done), 2 once a report is written: the
+ * others leave only then, so the report is a true snapshot of who had arrived. */
+struct wgsi_spin {
+  uint64_t start;
+  uint iters;
+};
+wgsi_spin wgsi_spin_init()
+{
+  wgsi_spin sp;
+  sp.iters = 0u;
+  sp.start = WGS_CHECKED != 0 ? wgsi_timer() : uint64_t(0);
+  return sp;
+}
+int wgsi_gave_up(uint s, inout wgsi_spin sp)
+{
+#if WGS_CHECKED
+  uint state = wgsi_ld_rlx(s + WGS_W_ABORT);
+  if (state == WGS_ABORT_DONE)
+    return 2;
+  if ((++sp.iters & 7u) != 0u) /* (the clock every 8 rounds) */
+    return 0;
+  if (wgsi_timer() - sp.start <= wgsi_cfg64(WGS_CFG_LIMIT_LO) || state != WGS_ABORT_RUNNING)
+    return 0;
+  if (wgsi_cas_rlx(s + WGS_W_ABORT, WGS_ABORT_RUNNING, WGS_ABORT_REPORTING) != WGS_ABORT_RUNNING)
+    return 0; /* another spin reports; wait for it */
+  return 1;
+#else
+  return 0;
+#endif
+}
+/* Release: the report written before it is complete when the others read DONE. */
+void wgsi_abort_done(uint s) { wgsi_st_rel(s + WGS_W_ABORT, WGS_ABORT_DONE); }
+
+void wgsi_report_lock(uint group)
+{
+  if (wgsi_cas_rlx(WGS_G_ERROR + WGS_ERR_CODE, 0u, WGS_DEV_ERR_LOCK) == 0u)
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_REPORTER, group);
+}
+void wgsi_report_misuse(uint what, uint site, uint arrived, uint expected)
+{
+  if (wgsi_cas_rlx(WGS_G_ERROR + WGS_ERR_CODE, 0u, WGS_DEV_ERR_MISUSE) != 0u)
+    return;
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_SITE, site);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_INSTANCE, what);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_ARRIVED, arrived);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_EXPECTED, expected);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_REPORTER, gl_WorkGroupID.x);
+}
+/* A grid barrier (or split wait) that gave up: who had entered this instance and who not. */
+void wgsi_report_grid(wgs_env env, uint site, uint code)
+{
+  if (wgsi_cas_rlx(WGS_G_ERROR + WGS_ERR_CODE, 0u, code) != 0u)
+    return; /* somebody reported first */
+  uint entered = env.s + WGS_OFF_ENTERED(env.max_groups), want = env.instance + 1u;
+  uint arrived = 0u, missing = 0u;
+  for (uint g = 0u; g < env.num_groups; ++g) {
+    if (wgsi_ld_rlx(entered + g) >= want) {
+      arrived++;
+    } else {
+      if (missing < WGS_ERR_MISSING_MAX)
+        wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_MISSING + missing, g);
+      missing++;
+    }
+  }
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_SITE, site);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_INSTANCE, env.instance);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_ARRIVED, arrived);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_EXPECTED, env.num_groups);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_REPORTER, env.group_id);
+  wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_MISSING_N, missing);
+}
+
+/* ---- discovery: wgsync's lock-free poll (WGS_LOCK_KIND_FREE) ------------------------------------------------------
+ * As wgsi_poll_free in device/common/wgs_core.h, whose comment proves the four properties of
+ * Sorensen et al. 2016 §3.2: old = add(count, 1) polls (the CLOSED bit set: not taking part);
+ * participant 0 waits until the count has been quiet for the host's close wait (or reached the
+ * host's "enough"), closes with or(count, CLOSED), whose result n is exact, and publishes n + 1
+ * with a release store; every participant waits for it with an acquire load. */
+uint wgsi_poll(uint s, uint group, uint mg)
+{
+  uint final_word = s + WGS_OFF_FINAL(mg);
+  uint old = wgsi_add_rlx(s + WGS_W_COUNT, 1u);
+  if ((old & WGS_COUNT_CLOSED) != 0u)
+    return WGS_NOT_PARTICIPATING;
+  if (old == 0u) {
+    /* the close wait (wgsi_quiesce): restarts whenever the count moves */
+    uint64_t wait = wgsi_cfg64(WGS_CFG_WAIT_LO), w0 = wgsi_timer();
+    uint enough = wgsi_cfg(WGS_CFG_ENOUGH), seen = 1u;
+    while (wgsi_timer() - w0 < wait) {
+      uint now = wgsi_ld_rlx(s + WGS_W_COUNT);
+      if (enough != 0u && now >= enough)
+        break;
+      if (now != seen) {
+        seen = now;
+        w0 = wgsi_timer();
+      }
+      wgsi_pause(s);
+    }
+    /* The RMW reads the latest count, so n is exact; release publishes it. */
+    uint n = wgsi_or_rlx(s + WGS_W_COUNT, WGS_COUNT_CLOSED);
+    wgsi_st_rel(final_word, n + 1u);
+    wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_PARTICIPANTS, n);
+    wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH, 0u);
+  } else {
+    wgsi_spin sp = wgsi_spin_init();
+    while (wgsi_ld_rlx(final_word) == 0u) {
+      wgsi_pause(s);
+      int why = wgsi_gave_up(s, sp);
+      if (why == 1) {
+        wgsi_report_lock(group);
+        wgsi_abort_done(s);
+      }
+      if (why != 0)
+        break;
+    }
+    wgsi_ld_acq(final_word); /* synchronises with the release store of final */
+  }
+  return old;
+}
+
+/* ---- discovery under a mutex: Fig. 3 as published (device/common/wgs_core.h, wgs__poll_locked,
+ * argues the four properties), with the ticket or spin lock of §5.1 and the delay of §5.4.
+ * Returns false when a checked spin gave up (reported). */
+bool wgsi_lock(uint s, uint kind, inout uint ticket, uint group, inout wgsi_spin sp)
+{
+  for (;;) {
+    /* Test-and-set, or the ticket now served: acquire, so the critical section sees the last
+     * holder's writes (taking a ticket needs no ordering). */
+    bool held = kind == WGS_LOCK_KIND_SPIN
+                    ? atomicExchange(wgs_w[s + WGS_W_SPIN], 1u, WGSI_SCOPE, WGSI_BUF, WGSI_ACQ) == 0u
+                    : wgsi_ld_acq(s + WGS_W_TICKET_SERVE) == ticket;
+    if (held)
+      return true;
+    wgsi_pause(s);
+    int why = wgsi_gave_up(s, sp);
+    if (why == 1) {
+      wgsi_report_lock(group);
+      wgsi_abort_done(s);
+    }
+    if (why != 0)
+      return false;
+  }
+  return false;
+}
+bool wgsi_take(uint s, uint kind, inout uint ticket, uint group, inout wgsi_spin sp)
+{
+  if (kind != WGS_LOCK_KIND_SPIN)
+    ticket = wgsi_add_rlx(s + WGS_W_TICKET_NEXT, 1u);
+  return wgsi_lock(s, kind, ticket, group, sp);
+}
+void wgsi_unlock(uint s, uint kind, uint ticket)
+{
+  /* Release: the next holder's acquire sees everything done under the mutex. */
+  if (kind == WGS_LOCK_KIND_SPIN)
+    wgsi_st_rel(s + WGS_W_SPIN, 0u);
+  else
+    wgsi_st_rel(s + WGS_W_TICKET_SERVE, ticket + 1u);
+}
+uint wgsi_poll_locked(uint s, uint group)
+{
+  uint kind = wgsi_cfg(WGS_CFG_LOCK), delay = wgsi_cfg(WGS_CFG_DELAY);
+  uint ticket = 0u, id = WGS_NOT_PARTICIPATING;
+  wgsi_spin sp = wgsi_spin_init();
+  /* polling phase (accesses under the mutex may be relaxed: the mutex orders them) */
+  if (wgsi_take(s, kind, ticket, group, sp)) {
+    if (wgsi_ld_rlx(s + WGS_W_CLOSED) == 0u) {
+      id = wgsi_ld_rlx(s + WGS_W_COUNT);
+      wgsi_st_rlx(s + WGS_W_COUNT, id + 1u);
+    }
+    wgsi_unlock(s, kind, ticket);
+  }
+  if (id != WGS_NOT_PARTICIPATING) {
+    sp = wgsi_spin_init(); /* the whole delay is one bounded spin */
+    for (uint d = 0u; d < delay; ++d) {
+      if (!wgsi_take(s, kind, ticket, group, sp))
+        break;
+      wgsi_unlock(s, kind, ticket);
+    }
+    /* the close wait, outside the mutex; it also ends once the poll closed or a spin aborted */
+    uint64_t wait = wgsi_cfg64(WGS_CFG_WAIT_LO), w0 = wgsi_timer();
+    uint enough = wgsi_cfg(WGS_CFG_ENOUGH), seen = id + 1u;
+    while (wgsi_timer() - w0 < wait) {
+      if (wgsi_ld_acq(s + WGS_W_CLOSED) != 0u || wgsi_ld_rlx(s + WGS_W_ABORT) != 0u)
+        break;
+      uint now = wgsi_ld_rlx(s + WGS_W_COUNT);
+      if (enough != 0u && now >= enough)
+        break;
+      if (now != seen) {
+        seen = now;
+        w0 = wgsi_timer();
+      }
+      wgsi_pause(s);
+    }
+    /* closing phase: the first to close makes the count final */
+    sp = wgsi_spin_init();
+    if (wgsi_take(s, kind, ticket, group, sp)) {
+      if (wgsi_ld_rlx(s + WGS_W_CLOSED) == 0u) {
+        wgsi_st_rlx(s + WGS_W_CLOSED, 1u);
+        uint n = wgsi_ld_rlx(s + WGS_W_COUNT);
+        wgsi_st_rlx(s + WGS_OFF_FINAL(wgsi_cfg(WGS_CFG_MAX_GROUPS)), n + 1u);
+        wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_PARTICIPANTS, n);
+        wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH, 0u);
+      }
+      wgsi_unlock(s, kind, ticket);
+    }
+  }
+  return id;
+}
+
+/* wgs_discover: first in the shader, from every invocation, outside any condition; 1-D
+ * dispatches. Returns true when this group takes part (the same answer for the whole group). */
+bool wgsi_discover(out wgs_env env, uint site)
+{
+  uint group = gl_WorkGroupID.x, launched = gl_NumWorkGroups.x;
+  uint lid = gl_LocalInvocationIndex;
+  uint lsize = gl_WorkGroupSize.x * gl_WorkGroupSize.y * gl_WorkGroupSize.z;
+  uint mg = wgsi_cfg(WGS_CFG_MAX_GROUPS), mode = wgsi_cfg(WGS_CFG_MODE);
+  uint s = WGS_HALF(mg, 0u);
+  if (lid == 0u) {
+    uint id = WGS_NOT_PARTICIPATING;
+    if (group < mg) {
+      /* a second call in a group answers as the first did, and checked builds report it */
+      if (wgsi_add_rlx(s + WGS_OFF_CALLS(mg) + group, 1u) != 0u) {
+        if (WGS_CHECK_MISUSE != 0)
+          wgsi_report_misuse(WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
+        id = wgsi_ld_rlx(s + WGS_OFF_MAP(mg) + group);
+      } else {
+        id = mode != WGS_MODE_DISCOVER                    ? group
+             : wgsi_cfg(WGS_CFG_LOCK) == WGS_LOCK_KIND_FREE ? wgsi_poll(s, group, mg)
+                                                            : wgsi_poll_locked(s, group);
+        wgsi_st_rlx(s + WGS_OFF_MAP(mg) + group, id);
+      }
+    }
+    wgsi_sh[0] = id;
+  }
+  wgsi_group_barrier(); /* carries the representative's answer (and its acquire) to the group */
+  uint id = wgsi_sh[0];
+  env.s = s;
+  env.max_groups = mg;
+  env.local_id = lid;
+  env.local_size = lsize;
+  env.instance = 0u;
+  env.counted = 0u;
+  env.split_state = 0u;
+  if (mode != WGS_MODE_DISCOVER) {
+    env.participating = launched <= mg;
+    env.group_id = group;
+    env.num_groups = launched;
+  } else {
+    env.participating = id != WGS_NOT_PARTICIPATING;
+    env.group_id = env.participating ? id : 0u;
+    /* the representative acquired final (or published it), or closed the poll or saw it closed
+     * under the mutex after every increment; the barrier carried that here */
+    env.num_groups = !env.participating ? 0u
+                     : wgsi_cfg(WGS_CFG_LOCK) == WGS_LOCK_KIND_FREE
+                         ? wgsi_ld_rlx(s + WGS_OFF_FINAL(mg)) - 1u
+                         : wgsi_ld_rlx(s + WGS_W_COUNT);
+  }
+  uint atom_min = wgsi_cfg(WGS_CFG_ATOM_MIN);
+  env.waits = atom_min != 0u && env.num_groups >= atom_min ? 1u : 0u;
+  wgsi_group_barrier(); /* every invocation has read wgsi_sh before a barrier writes it again */
+  return env.participating;
+}
+
+/* ---- the counter grid barrier (device/common/wgs_core.h, "Counter barrier", unsharded) --------
+ * Instance k is complete when every participating group has arrived k + 1 times. The
+ * representative's arrival is a release add on the one count (after B1, which made the group's
+ * writes available to it), or an acq_rel add whose result it waits for (env.waits: from the
+ * host's WGS_CFG_ATOM_MIN groups, as grid.sync() does). It polls with relaxed loads until the
+ * count reaches n (k + 1), then makes one acquire load: that load reads a value written by an RMW
+ * in the release sequence of every arrival (the adds form one chain), so it synchronises with all
+ * of them; the representative whose acq_rel add made the target polls nothing. B3 carries the
+ * acquire to the group. Counts are monotonic, compared by signed difference: nothing is reset. */
+
+/* Checked builds: every invocation counts its entry (the host compares the counts after the
+ * launch), and the representative records the group's arrival (named in deadlock reports). */
+void wgsi_count_entry(wgs_env env, uint site)
+{
+#if WGS_CHECK_MISUSE
+  if (env.participating) {
+    wgsi_add_rlx(env.s + WGS_OFF_WITEMS(env.max_groups) + env.group_id, 1u);
+    wgsi_st_rlx(WGS_SITE(env.max_groups, 0u) + env.group_id, site);
+  }
+#endif
+}
+void wgsi_check_entry(wgs_env env, uint site)
+{
+#if WGS_CHECKED
+  if (env.participating)
+    wgsi_st_rlx(env.s + WGS_OFF_ENTERED(env.max_groups) + env.group_id, env.instance + 1u);
+#endif
+#if WGS_CHECK_MISUSE
+  if (!env.participating) {
+    wgsi_report_misuse(WGS_MISUSE_NOT_PARTICIPATING, site, 0u, 0u);
+    return;
+  }
+  uint entered = wgsi_ld_rlx(env.s + WGS_OFF_WITEMS(env.max_groups) + env.group_id) -
+                 (env.instance + env.split_state) * env.local_size;
+  if (entered < env.local_size)
+    wgsi_report_misuse(WGS_MISUSE_PARTIAL_GROUP, site, entered, env.local_size);
+#endif
+}
+/* Relaxed polls of the count until it reaches target, then the acquire load (see above). */
+bool wgsi_reached(uint word, uint target) { return int(wgsi_ld_rlx(word) - target) >= 0; }
+void wgsi_poll_until(wgs_env env, uint target, uint site)
+{
+  uint word = env.s + WGS_W_SHARDS;
+  wgsi_spin sp = wgsi_spin_init();
+  int why = 0;
+  while (!wgsi_reached(word, target)) {
+    wgsi_pause(env.s);
+    why = wgsi_gave_up(env.s, sp);
+    if (why == 1) {
+      wgsi_report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+      wgsi_abort_done(env.s);
+    }
+    if (why != 0)
+      break;
+  }
+#if WGS_CHECKED
+  if (why == 0 && !wgsi_reached(word, target) &&
+      wgsi_cas_rlx(WGS_G_ERROR + WGS_ERR_CODE, 0u, WGS_DEV_ERR_CUT) == 0u) {
+    /* the driver ended the loop (see above); its budget is spent, so no loop names who is
+     * missing */
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_SITE, site);
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_INSTANCE, env.instance);
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_EXPECTED, env.num_groups);
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_REPORTER, env.group_id);
+  }
+#endif
+  wgsi_ld_acq(word);
+}
+/* with_or: the barrier with an OR of v over the grid (wgs_core.h's wgsi_grid_barrier_body has
+ * the argument for the tag on WGS_W_OR: stored before the arrival that releases it, read after
+ * the acquire, never cleared, instance k's word next written at k + 2). */
+bool wgsi_grid_barrier(inout wgs_env env, uint site, bool with_or, bool v)
+{
+  uint orw = env.s + WGS_W_OR + (env.instance & 1u), lid = env.local_id;
+  if (with_or && lid == 0u)
+    wgsi_sh[1] = 0u;
+  wgsi_group_barrier();
+  if (with_or && v)
+    wgsi_sh[1] = 1u; /* (any work-item may raise it; B1 below orders it before the read) */
+  wgsi_group_barrier(); /* B1: the group's writes before the representative's release */
+  if (lid == 0u) {
+    wgsi_check_entry(env, site);
+    if (env.participating) {
+      if (with_or && wgsi_sh[1] != 0u)
+        wgsi_st_rlx(orw, env.instance + 1u); /* released by the arrival below */
+      uint target = env.num_groups * (env.counted + 1u);
+      if (env.waits != 0u) {
+        uint made = wgsi_add_acqrel(env.s + WGS_W_SHARDS, 1u) + 1u;
+        if (int(made - target) < 0)
+          wgsi_poll_until(env, target, site);
+      } else {
+        wgsi_add_rel(env.s + WGS_W_SHARDS, 1u);
+        wgsi_poll_until(env, target, site);
+      }
+      if (with_or)
+        wgsi_sh[1] = wgsi_ld_rlx(orw) == env.instance + 1u ? 1u : 0u;
+    }
+  }
+  wgsi_group_barrier(); /* B3: the representative's acquire, carried to the group */
+  bool any = with_or && wgsi_sh[1] != 0u;
+  env.counted++;
+  env.instance++;
+  return any;
+}
+
+/* Split grid barrier: arrive releases what the group wrote (B1, the release add); wait polls for
+ * the instance and acquires (the acquire load, B3). Work between them overlaps the barrier.
+ * Checked builds report a wait without an arrive and a second arrive. */
+void wgsi_split_misuse(wgs_env env, uint site)
+{
+#if WGS_CHECKED
+  if (env.local_id == 0u) {
+    wgsi_report_grid(env, site, WGS_DEV_ERR_SPLIT);
+    wgsi_abort_done(env.s);
+  }
+#endif
+}
+void wgsi_grid_arrive(inout wgs_env env, uint site)
+{
+  if (env.split_state != 0u)
+    wgsi_split_misuse(env, site);
+  wgsi_group_barrier();
+  if (env.local_id == 0u) {
+    wgsi_check_entry(env, site);
+    if (env.participating)
+      wgsi_add_rel(env.s + WGS_W_SHARDS, 1u);
+  }
+  env.split_state = 1u;
+}
+void wgsi_grid_wait(inout wgs_env env, uint site)
+{
+  if (env.split_state != 1u)
+    wgsi_split_misuse(env, site);
+  if (env.local_id == 0u && env.participating && env.split_state == 1u)
+    wgsi_poll_until(env, env.num_groups * (env.counted + 1u), site);
+  wgsi_group_barrier();
+  env.split_state = 0u;
+  env.counted++;
+  env.instance++;
+}
+
+/* ---- the API: the call's line is what a checked build names ----------------------------------- */
+void wgsi_barrier_at(inout wgs_env env, uint site)
+{
+  wgsi_count_entry(env, site);
+  wgsi_grid_barrier(env, site, false, false);
+}
+bool wgsi_barrier_or_at(inout wgs_env env, bool v, uint site)
+{
+  wgsi_count_entry(env, site);
+  return wgsi_grid_barrier(env, site, true, v);
+}
+void wgsi_arrive_at(inout wgs_env env, uint site)
+{
+  wgsi_count_entry(env, site);
+  wgsi_grid_arrive(env, site);
+}
+#define wgs_discover(env) wgsi_discover(env, uint(__LINE__))
+/* Every invocation of every participating group calls it the same number of times (§4.3). */
+#define wgs_grid_barrier(env) wgsi_barrier_at(env, uint(__LINE__))
+/* The same barrier; true in every invocation when any invocation of any group passed true. */
+#define wgs_grid_barrier_or(env, v) wgsi_barrier_or_at(env, (v), uint(__LINE__))
+#define wgs_grid_arrive(env) wgsi_arrive_at(env, uint(__LINE__))
+#define wgs_grid_wait(env) wgsi_grid_wait(env, uint(__LINE__))
+
+#endif
