@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what wgsync needs on Debian/Ubuntu when it is missing: a C compiler, CMake, the Khronos
-# ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), and for the
+# ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), the Vulkan
+# headers, glslangValidator and lavapipe (the Vulkan backend and its tests), and for the
 # tests (WGS_DEPS_TESTS=1) SPIN (the model checks), clang (libFuzzer, tests/fuzz) and
 # pkg-config (the examples against the installed package), PyOpenCL (the Python package's
 # interop test). Sourced by
@@ -12,6 +13,11 @@ command -v cmake >/dev/null 2>&1 || need+=(cmake)
 ls /usr/lib/*/libOpenCL.so >/dev/null 2>&1 || need+=(ocl-icd-opencl-dev)
 ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1 || need+=(pocl-opencl-icd)
 command -v spirv-as >/dev/null 2>&1 || need+=(spirv-tools) # the SPIR-V tests assemble modules
+# the Vulkan backend: headers and glslangValidator to build it, lavapipe (Vulkan on the CPU) and
+# the loader to run it
+[ -f /usr/include/vulkan/vulkan.h ] || need+=(libvulkan-dev)
+command -v glslangValidator >/dev/null 2>&1 || need+=(glslang-tools)
+ls /usr/share/vulkan/icd.d/lvp_icd* >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 if [ -n "${WGS_DEPS_TESTS:-}" ]; then # only what the tests need (scripts/test.sh sets it)
   command -v spin >/dev/null 2>&1 || need+=(spin)   # the model checks (tests/model)
   command -v clang >/dev/null 2>&1 || need+=(clang) # libFuzzer (tests/fuzz)

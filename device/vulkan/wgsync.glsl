@@ -44,6 +44,7 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_EXT_shader_realtime_clock : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_KHR_shader_subgroup_vote : require
 
 #include "wgs_layout.h"
 
@@ -100,25 +101,26 @@ uint wgsi_cfg(uint word) { return wgs_w[WGS_G_CONFIG + word]; }
 /* Some drivers cap the iterations of a shader invocation's loops: lavapipe ends them after
  * 65,535 in all, silently, and merges the relaxed loads of one round into one, so that a spin
  * of one poll a round lasts about 0.4 ms (measured, 2 worker threads). On a CPU device the host
- * sets this specialisation constant, and each round of a spin also reads the clock 64 times
- * (about 40 us on lavapipe, which runs every lane's code of a branch any lane takes: the pause
- * sits in the loops' bodies, reached only by a group that waits): the budget then holds seconds
- * of waiting in all, and a waiter wakes at most a round late. A checked build reports a
- * loop that ended with its condition unmet and no timeout (WGS_DEV_ERR_CUT) instead of passing
- * through. GPUs compile the pause away. */
+ * sets this specialisation constant, and each round of a spin also makes 256 relaxed adds on
+ * a word nobody reads (the half's WGS_W_PAUSE line; adds, which no compiler merges or drops):
+ * the budget then holds 100 to 200 ms of waiting in all (the host bounds checked spins on a CPU
+ * device to 60 ms), and a waiter wakes at most a round late. The price: lavapipe runs a loop's
+ * body once in every 8-lane slice of the group, masked, even where no lane waits, so each
+ * barrier costs about 70 us at 64 invocations a group and 280 us at 256 (3 us without the
+ * pause, which could then wait 0.4 ms in all). A checked build reports a loop that ended with
+ * its condition unmet and no timeout (WGS_DEV_ERR_CUT) instead of passing through. GPUs
+ * compile the pause away. */
 layout(constant_id = 2000) const bool WGS_CPU_PAUSE = false;
-#define WGSI_ANY4(e) ((e) || (e) || (e) || (e))
-/* s: the launch's half, whose line WGS_W_PAUSE takes the chain's end, so that it is not dead
- * code (a store nobody reads: any value will do). */
+/* A spin loop is entered only where some lane of the subgroup waits (a vote, uniform over the
+ * subgroup: a compiler may branch past the loop in the subgroups that do not wait). */
+#define WGSI_SOME_WAIT(c) subgroupAny(c)
+#define WGSI_R4(x) x x x x
+#define WGSI_PAUSE_ADD atomicAdd(wgs_w[s + WGS_W_PAUSE], 1u, WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed);
 void wgsi_pause(uint s)
 {
-  if (!WGS_CPU_PAUSE)
-    return;
-  /* 64 clock reads, each in its own branch of a chain (straight-line reads are merged into
-   * one), their results kept */
-  uint64_t acc = 0ul;
-  bool hit = WGSI_ANY4(WGSI_ANY4(WGSI_ANY4((acc = acc * 6364136223846793005ul + clockRealtimeEXT()) == 1ul)));
-  atomicStore(wgs_w[s + WGS_W_PAUSE], hit ? 1u : uint(acc), WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed);
+  if (WGS_CPU_PAUSE) {
+    WGSI_R4(WGSI_R4(WGSI_R4(WGSI_R4(WGSI_PAUSE_ADD))))
+  }
 }
 uint64_t wgsi_cfg64(uint lo) { return uint64_t(wgsi_cfg(lo + 1u)) << 32 | uint64_t(wgsi_cfg(lo)); }
 
@@ -248,15 +250,17 @@ uint wgsi_poll(uint s, uint group, uint mg)
     wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH, 0u);
   } else {
     wgsi_spin sp = wgsi_spin_init();
-    while (wgsi_ld_rlx(final_word) == 0u) {
-      wgsi_pause(s);
-      int why = wgsi_gave_up(s, sp);
-      if (why == 1) {
-        wgsi_report_lock(group);
-        wgsi_abort_done(s);
+    if (WGSI_SOME_WAIT(wgsi_ld_rlx(final_word) == 0u)) {
+      while (wgsi_ld_rlx(final_word) == 0u) {
+        wgsi_pause(s);
+        int why = wgsi_gave_up(s, sp);
+        if (why == 1) {
+          wgsi_report_lock(group);
+          wgsi_abort_done(s);
+        }
+        if (why != 0)
+          break;
       }
-      if (why != 0)
-        break;
     }
     wgsi_ld_acq(final_word); /* synchronises with the release store of final */
   }
@@ -452,15 +456,17 @@ void wgsi_poll_until(wgs_env env, uint target, uint site)
   uint word = env.s + WGS_W_SHARDS;
   wgsi_spin sp = wgsi_spin_init();
   int why = 0;
-  while (!wgsi_reached(word, target)) {
-    wgsi_pause(env.s);
-    why = wgsi_gave_up(env.s, sp);
-    if (why == 1) {
-      wgsi_report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
-      wgsi_abort_done(env.s);
+  if (WGSI_SOME_WAIT(!wgsi_reached(word, target))) {
+    while (!wgsi_reached(word, target)) {
+      wgsi_pause(env.s);
+      why = wgsi_gave_up(env.s, sp);
+      if (why == 1) {
+        wgsi_report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+        wgsi_abort_done(env.s);
+      }
+      if (why != 0)
+        break;
     }
-    if (why != 0)
-      break;
   }
 #if WGS_CHECKED
   if (why == 0 && !wgsi_reached(word, target) &&

@@ -65,7 +65,7 @@ int wgs__vk_instance(VkInstance *inst, const wgs__vk_fns **out)
 static const char *const needed_ext[] = {"VK_KHR_shader_clock", "VK_KHR_push_descriptor"};
 
 /* Whether the device can run wgsync's shaders: the memory model, 64-bit integers, the device
- * clock, push descriptors, a compute queue. why: the first thing missing. */
+ * clock, subgroup votes, push descriptors, a compute queue. why: the first thing missing. */
 static int usable(const wgs__vk_fns *vk, VkPhysicalDevice p, uint32_t *qfam, int *device_scope,
                   char *why, size_t cap)
 {
@@ -93,6 +93,14 @@ static int usable(const wgs__vk_fns *vk, VkPhysicalDevice p, uint32_t *qfam, int
                                                 : NULL;
   if (miss) {
     snprintf(why, cap, "no %s", miss);
+    return 0;
+  }
+  VkPhysicalDeviceSubgroupProperties sg = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 pp = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, .pNext = &sg};
+  vk->vkGetPhysicalDeviceProperties2(p, &pp);
+  if (!(sg.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) ||
+      !(sg.supportedOperations & VK_SUBGROUP_FEATURE_VOTE_BIT)) {
+    snprintf(why, cap, "no subgroup vote in compute shaders");
     return 0;
   }
   *device_scope = v12.vulkanMemoryModelDeviceScope;
