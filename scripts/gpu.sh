@@ -32,6 +32,9 @@
 #                          the litmus (as shipped, and the acquires weakened); STAGE=2 the CLI latency
 #                          and bench-shards' default shape, before (BASE_TAR) and after; STAGE="1 2" both
 #   scripts/gpu.sh ncu     build + ncu over the app forms' kernels (NCU_APP, NCU_GRAPH, NCU_KERNELS, NCU_FORMS)
+#   scripts/gpu.sh vulkan  build + the Vulkan backend on NVIDIA's driver (the loader from .gl):
+#                          its tests, discovery against the bound, 10^6 barrier crossings, the
+#                          CLI latency beside CUDA's, grid.sync from wgsync-bench-shards
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -70,7 +73,23 @@ if [ -n "${NCCL_ROOT:-}" ]; then
   echo "NCCL: $NCCL_ROOT ($(grep -E 'define NCCL_(MAJOR|MINOR|PATCH) ' $NCCL_ROOT/include/nccl.h | awk '{printf "%s.", $3}'))"
   export LD_LIBRARY_PATH=$NCCL_ROOT/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
-cmake -S . -B build-gpu -UNCCL_LIBRARY -UNCCL_INCLUDE_DIR -U'NVSHMEM_*' -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} ${NVSHMEM_ROOT:+-DNVSHMEM_ROOT=$NVSHMEM_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
+# Vulkan: the loader is not installed on the GPU machine. Debian's packages carried in .gl
+# (scripts: see docs/design.md, "Development"): the loader family unpacked into /, the headers
+# and glslangValidator (build time only) into /opt/vk, named to CMake.
+vk=""
+if ls .gl/*.deb >/dev/null 2>&1; then
+  for f in .gl/*.deb; do
+    case $f in *libvulkan-dev*|*glslang-tools*) dpkg -x "$f" /opt/vk ;; *) dpkg -x "$f" / ;; esac
+  done
+  ldconfig
+  vk="-DWGS_VULKAN_INCLUDE_DIR=/opt/vk/usr/include -DWGS_GLSLANG=/opt/vk/usr/bin/glslangValidator"
+  for j in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
+           /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
+    [ -f "$j" ] && { export VK_DRIVER_FILES=$j; break; }
+  done
+  echo "Vulkan: loader from .gl, driver ${VK_DRIVER_FILES:-none found}"
+fi
+cmake -S . -B build-gpu $vk -UNCCL_LIBRARY -UNCCL_INCLUDE_DIR -U'NVSHMEM_*' -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} ${NVSHMEM_ROOT:+-DNVSHMEM_ROOT=$NVSHMEM_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
   cmake --build build-gpu -j16 2>&1 | grep -E "error|warning|Built target" || { echo "BUILD FAILED"; exit 1; }
 W=build-gpu/cli/wgsync
 $W devices
@@ -100,7 +119,7 @@ t4() { # name, then wgsync app options
 # Barrier latency through the CLI, OpenCL and CUDA side by side on this GPU, into $R/latency-cli.csv
 # (LAT_CSV=name: another file; LAT_SHAPES: fewer shapes).
 cli_latency() {
-  for dev in NVIDIA cuda; do for b in xf counter; do
+  for dev in ${LAT_DEVS:-NVIDIA cuda}; do for b in ${LAT_KINDS:-xf counter}; do
     for gt in ${LAT_SHAPES:-132x256 264x256 528x256 792x256 1056x256 2112x128 4224x32 264x1024}; do
       WGSYNC_DEVICE=$dev $W latency --json --barrier $b --groups ${gt%x*} --local-size ${gt#*x} \
         --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $dev $b $gt failed"; continue; }
@@ -115,6 +134,37 @@ PY
   sed -i '1i backend,device,barrier,groups,threads,median_us,min_us,max_us,repeats,barriers_per_repeat' "$R/${LAT_CSV:-latency-cli.csv}"
   rm -f "$R/lat.json"; cat "$R/${LAT_CSV:-latency-cli.csv}"
 }
+
+if [ "$mode" = vulkan ]; then   # the Vulkan backend on NVIDIA's driver, beside CUDA
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  stamp "devices"
+  $W devices | tee "$R/devices.txt"
+  stamp "ctest vulkan"
+  (cd build-gpu && timeout 240 ctest -j1 --timeout 60 -R 'backend\.vulkan\.(t2|cli)' --output-on-failure > "$R/ctest-vulkan.log" 2>&1)
+  grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-vulkan.log" | tail -20; pack
+  stamp "discovery against the bound"
+  for lt in 256 1024; do
+    timeout 60 $W discover -n vulkan --bound --runs 10 --local-size $lt --json > "$R/discover-vulkan-$lt.json" || echo "discover vulkan $lt failed"
+    timeout 60 $W discover -n cuda --bound --runs 10 --local-size $lt --json > "$R/discover-cuda-$lt.json" || echo "discover cuda $lt failed"
+  done
+  python3 - "$R" <<'PY'
+import json, sys, glob, os
+for f in sorted(glob.glob(sys.argv[1] + "/discover-*.json")):
+    d = json.load(open(f))
+    print(os.path.basename(f), "bound", d.get("bound"), "recall", d.get("recall"), "participants", d["participants"], "kernel_us", d["kernel_us"]["median"])
+PY
+  pack
+  stamp "barrier: 10^6 crossings"
+  timeout 120 $W barrier -n vulkan --rounds 1000 --local-size 256 | tail -3
+  timeout 120 $W barrier -n vulkan --rounds 1000 --local-size 256 --split | tail -2
+  stamp "latency, Vulkan and CUDA"
+  LAT_DEVS="vulkan cuda" LAT_KINDS=counter LAT_SHAPES="${LAT_SHAPES:-132x256 1056x256 4224x32 264x1024}" cli_latency; pack
+  stamp "grid.sync and the counter barrier's shapes (CUDA)"
+  timeout 150 build-gpu/bench/wgsync-bench-shards "$R" > "$R/bench-shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"
+  grep -iE "grid.sync|shape|us" "$R/bench-shards.log" | head -30; pack
+  stamp done
+  exit 0
+fi
 
 if [ "$mode" = cuda ]; then   # CUDA tests and benchmark only
   R=$(mktemp -d)/results; mkdir -p "$R/cuda"
