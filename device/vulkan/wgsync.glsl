@@ -62,7 +62,7 @@ layout(set = WGS_STATE_SET, binding = WGS_STATE_BINDING, std430) queuefamilycohe
 {
   uint wgs_w[]; /* the state (wgs_layout.h), word 0 at its base */
 };
-shared uint wgsi_sh[2]; /* the representative's answer to its group: id, then the OR */
+shared uint wgsi_sh[3]; /* the representative's answer to its group: the id, the ORs */
 
 #define WGSI_SCOPE gl_ScopeQueueFamily
 #define WGSI_BUF gl_StorageSemanticsBuffer
@@ -88,12 +88,26 @@ uint wgsi_cas_rlx(uint i, uint expected, uint desired)
  * measures once per device (src/vulkan) and converts its bounds into. */
 uint64_t wgsi_timer() { return clockRealtimeEXT(); }
 
-/* A work-group barrier that orders buffer and shared memory across the group (see the head). */
+/* A work-group barrier that orders buffer and shared memory across the group (see the head).
+ * Where the device has availability and visibility chains (vulkanMemoryModelAvailabilityVisibility
+ * Chains) and is a GPU, the host sets this specialisation constant and the barrier's memory scope
+ * is the work-group: a write made available to the group by it is made available to the queue
+ * family by the representative's release (MakeAvailable at QueueFamily scope) after it, a chain
+ * of two, and symmetrically for visibility after the representative's acquire: the pattern of
+ * CUDA's __syncthreads around a gpu-scope release and acquire, at the same cost. Elsewhere both
+ * fences are at QueueFamily scope, which needs no chain (and is the form that holds on
+ * lavapipe). */
+layout(constant_id = 2001) const bool WGS_GROUP_SCOPE = false;
 void wgsi_group_barrier()
 {
-  memoryBarrier(WGSI_SCOPE, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, WGSI_ACQREL);
-  barrier();
-  memoryBarrier(WGSI_SCOPE, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, WGSI_ACQREL);
+  if (WGS_GROUP_SCOPE) {
+    controlBarrier(gl_ScopeWorkgroup, gl_ScopeWorkgroup,
+                   gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, WGSI_ACQREL);
+  } else {
+    memoryBarrier(WGSI_SCOPE, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, WGSI_ACQREL);
+    barrier();
+    memoryBarrier(WGSI_SCOPE, gl_StorageSemanticsBuffer | gl_StorageSemanticsShared, WGSI_ACQREL);
+  }
 }
 
 uint wgsi_cfg(uint word) { return wgs_w[WGS_G_CONFIG + word]; }
@@ -487,16 +501,22 @@ void wgsi_poll_until(wgs_env env, uint target, uint site)
 bool wgsi_grid_barrier(inout wgs_env env, uint site, bool with_or, bool v)
 {
   uint orw = env.s + WGS_W_OR + (env.instance & 1u), lid = env.local_id;
-  if (with_or && lid == 0u)
-    wgsi_sh[1] = 0u;
-  wgsi_group_barrier();
-  if (with_or && v)
-    wgsi_sh[1] = 1u; /* (any work-item may raise it; B1 below orders it before the read) */
+  /* The group's OR in shared memory: slot 1 or 2 by the instance's parity, so that the reset
+   * for this call never races with a read of the last call's answer (a read of the slot two
+   * calls back precedes this call's first barrier in every invocation). */
+  uint slot = 1u + (env.instance & 1u);
+  if (with_or) {
+    if (lid == 0u)
+      wgsi_sh[slot] = 0u;
+    wgsi_group_barrier();
+    if (v)
+      wgsi_sh[slot] = 1u; /* (any invocation may raise it; B1 orders it before the read) */
+  }
   wgsi_group_barrier(); /* B1: the group's writes before the representative's release */
   if (lid == 0u) {
     wgsi_check_entry(env, site);
     if (env.participating) {
-      if (with_or && wgsi_sh[1] != 0u)
+      if (with_or && wgsi_sh[slot] != 0u)
         wgsi_st_rlx(orw, env.instance + 1u); /* released by the arrival below */
       uint target = env.num_groups * (env.counted + 1u);
       if (env.waits != 0u) {
@@ -508,11 +528,11 @@ bool wgsi_grid_barrier(inout wgs_env env, uint site, bool with_or, bool v)
         wgsi_poll_until(env, target, site);
       }
       if (with_or)
-        wgsi_sh[1] = wgsi_ld_rlx(orw) == env.instance + 1u ? 1u : 0u;
+        wgsi_sh[slot] = wgsi_ld_rlx(orw) == env.instance + 1u ? 1u : 0u;
     }
   }
   wgsi_group_barrier(); /* B3: the representative's acquire, carried to the group */
-  bool any = with_or && wgsi_sh[1] != 0u;
+  bool any = with_or && wgsi_sh[slot] != 0u;
   env.counted++;
   env.instance++;
   return any;

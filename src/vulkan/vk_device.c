@@ -67,7 +67,7 @@ static const char *const needed_ext[] = {"VK_KHR_shader_clock", "VK_KHR_push_des
 /* Whether the device can run wgsync's shaders: the memory model, 64-bit integers, the device
  * clock, subgroup votes, push descriptors, a compute queue. why: the first thing missing. */
 static int usable(const wgs__vk_fns *vk, VkPhysicalDevice p, uint32_t *qfam, int *device_scope,
-                  char *why, size_t cap)
+                  int *chains, char *why, size_t cap)
 {
   VkExtensionProperties ext[512];
   uint32_t n = 512;
@@ -104,6 +104,7 @@ static int usable(const wgs__vk_fns *vk, VkPhysicalDevice p, uint32_t *qfam, int
     return 0;
   }
   *device_scope = v12.vulkanMemoryModelDeviceScope;
+  *chains = v12.vulkanMemoryModelAvailabilityVisibilityChains;
   VkQueueFamilyProperties q[32];
   uint32_t nq = 32;
   vk->vkGetPhysicalDeviceQueueFamilyProperties(p, &nq, q);
@@ -132,9 +133,9 @@ static int usable_devices(const wgs__vk_fns **vk, VkPhysicalDevice *out, uint32_
   *count = 0;
   for (uint32_t i = 0; i < n; i++) {
     uint32_t q;
-    int ds;
+    int ds, ch;
     char one[128];
-    if (usable(*vk, all[i], &q, &ds, one, sizeof one)) {
+    if (usable(*vk, all[i], &q, &ds, &ch, one, sizeof one)) {
       out[(*count)++] = all[i];
     } else {
       VkPhysicalDeviceProperties pp;
@@ -273,9 +274,10 @@ static int vk_open(const wgs_device_select *sel, const char *how, wgs_device_t *
   d->phys = p[index];
   pthread_mutex_init(&d->lock, NULL);
   describe(vk, d->phys, index, &d->info);
-  int device_scope = 0;
+  int device_scope = 0, chains = 0;
   char why[128];
-  usable(vk, d->phys, &d->queue_family, &device_scope, why, sizeof why);
+  usable(vk, d->phys, &d->queue_family, &device_scope, &chains, why, sizeof why);
+  d->group_scope = chains && !d->info.is_cpu;
   vk->vkGetPhysicalDeviceMemoryProperties(d->phys, &d->mem);
   float prio = 1.0f;
   VkDeviceQueueCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
@@ -288,7 +290,9 @@ static int vk_open(const wgs_device_select *sel, const char *how, wgs_device_t *
    * memory model) need it. */
   VkPhysicalDeviceVulkan12Features v12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES,
                                           .pNext = &clock, .vulkanMemoryModel = VK_TRUE,
-                                          .vulkanMemoryModelDeviceScope = device_scope ? VK_TRUE : VK_FALSE};
+                                          .vulkanMemoryModelDeviceScope = device_scope ? VK_TRUE : VK_FALSE,
+                                          .vulkanMemoryModelAvailabilityVisibilityChains =
+                                              chains ? VK_TRUE : VK_FALSE};
   VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &v12};
   f.features.shaderInt64 = VK_TRUE;
   VkDeviceCreateInfo di = {.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f,
@@ -333,8 +337,8 @@ static uint32_t vk_default_groups(const wgs_device_t *dev, size_t local_size)
 
 static int vk_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
 {
-  (void)local_size;
-  *bytes = (size_t)wgs__head(dev)->info.local_mem_bytes;
+  (void)local_size; /* (the device's limit less what the device library takes) */
+  *bytes = (size_t)wgs__head(dev)->info.local_mem_bytes - WGS_VK_LIBRARY_SHARED;
   return WGS_OK;
 }
 

@@ -74,6 +74,8 @@ typedef struct {
   VkPhysicalDeviceMemoryProperties mem;
   double timestamp_ns;         /* a timestamp tick in ns (0: no timestamps on the queue) */
   double ticks_per_us;         /* the shader clock's rate, measured on first use (0: not yet) */
+  int group_scope;             /* work-group barriers at work-group scope (wgsync.glsl: a GPU
+                                  with availability and visibility chains) */
   wgs_program_t *tools[2];     /* the tools' shaders, unchecked and checked (made on first use) */
 } wgs__vk_device;
 
@@ -183,6 +185,8 @@ void wgs__vk_buffer_release(wgs_buffer_t *b);
 int wgs__vk_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src);
 int wgs__vk_buffer_read(wgs_buffer_t *b, size_t off, size_t bytes, void *dst);
 int wgs__vk_tools_program(wgs_device_t *dev, int checked, wgs_program_t **out);
+/* The shared memory the device library takes (wgsync.glsl: wgsi_sh). */
+#define WGS_VK_LIBRARY_SHARED 12u
 int wgs__vk_micro(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t groups,
                   wgs_discovery disc, int do_barrier, wgs_launch_result *res);
 int wgs__vk_mp(wgs_device_t *dev, const wgs_selftest_config *cfg, size_t local, uint32_t groups,

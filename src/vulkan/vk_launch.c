@@ -137,10 +137,12 @@ static int pipeline(wgs__vk_kernel *k, size_t local, unsigned state_arg, unsigne
                                     .pushConstantRangeCount = push ? 1u : 0u, .pPushConstantRanges = &pr};
   WGS__VK(d->d.vkCreatePipelineLayout(d->device, &pli, NULL, &k->pipe[s].layout),
           "vkCreatePipelineLayout");
-  /* 0: the local size; 1: the shared words; 2000: a CPU device pauses in its spins (wgsync.glsl) */
-  uint32_t spec[3] = {(uint32_t)local, k->local_words, d->info.is_cpu ? 1u : 0u};
-  VkSpecializationMapEntry me[3] = {{0, 0, 4}, {1, 4, 4}, {2000, 8, 4}};
-  VkSpecializationInfo si = {.mapEntryCount = 3, .pMapEntries = me, .dataSize = sizeof spec, .pData = spec};
+  /* 0: the local size; 1: the shared words; 2000: a CPU device pauses in its spins; 2001:
+   * work-group barriers at work-group scope (wgsync.glsl) */
+  uint32_t spec[4] = {(uint32_t)local, k->local_words, d->info.is_cpu ? 1u : 0u,
+                      d->group_scope ? 1u : 0u};
+  VkSpecializationMapEntry me[4] = {{0, 0, 4}, {1, 4, 4}, {2000, 8, 4}, {2001, 12, 4}};
+  VkSpecializationInfo si = {.mapEntryCount = 4, .pMapEntries = me, .dataSize = sizeof spec, .pData = spec};
   VkComputePipelineCreateInfo ci = {
       .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
       .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO,

@@ -322,10 +322,11 @@ int wgs__vk_kernel_set_arg(wgs_kernel_t *pk, unsigned index, size_t size, const 
     return wgs__fail(WGS_ELIMIT, "wgs_kernel_set_arg: index %u (Vulkan kernels take at most %u "
                                  "arguments through wgsync)", index, WGS_VK_ARGS);
   if (!value) { /* as OpenCL's __local argument: specialisation constant 1, in 32-bit words */
-    if (size > wgs__head(k->dev)->info.local_mem_bytes)
+    uint64_t room = wgs__head(k->dev)->info.local_mem_bytes - WGS_VK_LIBRARY_SHARED;
+    if (size > room)
       return wgs__fail(WGS_ELIMIT, "argument %u: %zu bytes of shared memory, but '%s' has %llu "
-                                   "per work-group", index, size, wgs__head(k->dev)->info.name,
-                       (unsigned long long)wgs__head(k->dev)->info.local_mem_bytes);
+                                   "per work-group beside the %u wgsync takes", index, size,
+                       wgs__head(k->dev)->info.name, (unsigned long long)room, WGS_VK_LIBRARY_SHARED);
     k->arg[index].kind = 3;
     k->local_words = (uint32_t)((size + 3) / 4);
   } else if (size == 4 || size == 8) { /* push constants, in argument order */
