@@ -25,7 +25,7 @@
  * one buffer indexed from its base, and the environment an inout struct. The protocol, the state
  * layout (wgs_layout.h, included as it is), the config words and the reports are the same, so the
  * host decodes a Vulkan launch with the same code; what this library leaves out (the XF barrier,
- * the sharded counter, launch epochs) the host refuses or does without on a Vulkan device. Launches on Vulkan have no epochs: the host clears the state in the
+ * launch epochs) the host refuses or does without on a Vulkan device. Launches on Vulkan have no epochs: the host clears the state in the
  * launch's command buffer (vkCmdFillBuffer) before the dispatch, as OpenCL's checked launches do.
  *
  * Memory ordering: every cross-group access is an atomic at QueueFamily scope (every invocation
@@ -114,26 +114,39 @@ uint wgsi_cfg(uint word) { return wgs_w[WGS_G_CONFIG + word]; }
 
 /* Some drivers cap the iterations of a shader invocation's loops: lavapipe ends them after
  * 65,535 in all, silently, and merges the relaxed loads of one round into one, so that a spin
- * of one poll a round lasts about 0.4 ms (measured, 2 worker threads). On a CPU device the host
- * sets this specialisation constant, and each round of a spin also makes 256 relaxed adds on
- * a word nobody reads (the half's WGS_W_PAUSE line; adds, which no compiler merges or drops):
- * the budget then holds 100 to 200 ms of waiting in all (the host bounds checked spins on a CPU
- * device to 60 ms), and a waiter wakes at most a round late. The price: lavapipe runs a loop's
- * body once in every 8-lane slice of the group, masked, even where no lane waits, so each
- * barrier costs about 70 us at 64 invocations a group and 280 us at 256 (3 us without the
- * pause, which could then wait 0.4 ms in all). A checked build reports a loop that ended with
- * its condition unmet and no timeout (WGS_DEV_ERR_CUT) instead of passing through. GPUs
- * compile the pause away. */
+ * of one poll a round lasts about 0.4 ms in all (measured, 2 worker threads). On a CPU device
+ * the host sets this specialisation constant, and each round of a spin also runs a chain of 256
+ * dependent square roots (about 1 us): the budget then holds about 70 ms of waiting in all (the
+ * host bounds checked spins on a CPU device to 30 ms, so a report still has rounds left), and a
+ * waiter wakes at most a round late. Measured and dropped: atomic adds or clock reads as the
+ * pause (lavapipe's compiler took minutes over 256 atomics a round; it merges straight-line
+ * clock reads), and the loads unrolled (merged). The price: lavapipe runs a loop's body once in
+ * every 8-lane slice of the group, masked, even where no lane waits, so a barrier costs tens of
+ * us there (3 us without the pause). A checked build reports a loop that ended with its
+ * condition unmet and no timeout (WGS_DEV_ERR_CUT) instead of passing through. GPUs compile the
+ * pause away. */
 layout(constant_id = 2000) const bool WGS_CPU_PAUSE = false;
 /* A spin loop is entered only where some lane of the subgroup waits (a vote, uniform over the
  * subgroup: a compiler may branch past the loop in the subgroups that do not wait). */
 #define WGSI_SOME_WAIT(c) subgroupAny(c)
 #define WGSI_R4(x) x x x x
-#define WGSI_PAUSE_ADD atomicAdd(wgs_w[s + WGS_W_PAUSE], 1u, WGSI_SCOPE, WGSI_BUF, gl_SemanticsRelaxed);
+#define WGSI_PAUSE_STEP x = sqrt(x + 1.0);
 void wgsi_pause(uint s)
 {
   if (WGS_CPU_PAUSE) {
-    WGSI_R4(WGSI_R4(WGSI_R4(WGSI_R4(WGSI_PAUSE_ADD))))
+    float x = float(s); /* a chain of dependent square roots: slow to run, quick to compile */
+    WGSI_R4(WGSI_R4(WGSI_R4(WGSI_R4(WGSI_PAUSE_STEP))))
+    atomicStore(wgs_w[s + WGS_W_PAUSE], floatBitsToUint(x), WGSI_SCOPE, WGSI_BUF,
+                gl_SemanticsRelaxed); /* (nobody reads it: keeps the chain) */
+  }
+}
+/* Discovery's waits (the close wait, a participant's wait for the count, the mutex) run once a
+ * launch but last up to the close wait, 20 ms on a CPU: their rounds pause 16 times as long, so
+ * that they leave the budget to the kernel's own loops and barriers. */
+void wgsi_long_pause(uint s)
+{
+  if (WGS_CPU_PAUSE) {
+    WGSI_R4(WGSI_R4(wgsi_pause(s);))
   }
 }
 uint64_t wgsi_cfg64(uint lo) { return uint64_t(wgsi_cfg(lo + 1u)) << 32 | uint64_t(wgsi_cfg(lo)); }
@@ -150,6 +163,7 @@ struct wgs_env {
   uint counted;      /* counter instances passed, full or split: the arrival target */
   uint split_state;  /* 0 idle, 1 arrived */
   uint waits;        /* 1: the arrival is an acq_rel add whose result is waited for */
+  uint shards;       /* sharded launches: log2 S | log2 R << 4 (0: one count) */
   bool participating;
 };
 uint wgs_get_group_id(wgs_env env) { return env.group_id; }
@@ -255,7 +269,7 @@ uint wgsi_poll(uint s, uint group, uint mg)
         seen = now;
         w0 = wgsi_timer();
       }
-      wgsi_pause(s);
+      wgsi_long_pause(s);
     }
     /* The RMW reads the latest count, so n is exact; release publishes it. */
     uint n = wgsi_or_rlx(s + WGS_W_COUNT, WGS_COUNT_CLOSED);
@@ -266,7 +280,7 @@ uint wgsi_poll(uint s, uint group, uint mg)
     wgsi_spin sp = wgsi_spin_init();
     if (WGSI_SOME_WAIT(wgsi_ld_rlx(final_word) == 0u)) {
       while (wgsi_ld_rlx(final_word) == 0u) {
-        wgsi_pause(s);
+        wgsi_long_pause(s);
         int why = wgsi_gave_up(s, sp);
         if (why == 1) {
           wgsi_report_lock(group);
@@ -294,7 +308,7 @@ bool wgsi_lock(uint s, uint kind, inout uint ticket, uint group, inout wgsi_spin
                     : wgsi_ld_acq(s + WGS_W_TICKET_SERVE) == ticket;
     if (held)
       return true;
-    wgsi_pause(s);
+    wgsi_long_pause(s);
     int why = wgsi_gave_up(s, sp);
     if (why == 1) {
       wgsi_report_lock(group);
@@ -352,7 +366,7 @@ uint wgsi_poll_locked(uint s, uint group)
         seen = now;
         w0 = wgsi_timer();
       }
-      wgsi_pause(s);
+      wgsi_long_pause(s);
     }
     /* closing phase: the first to close makes the count final */
     sp = wgsi_spin_init();
@@ -419,13 +433,25 @@ bool wgsi_discover(out wgs_env env, uint site)
                          ? wgsi_ld_rlx(s + WGS_OFF_FINAL(mg)) - 1u
                          : wgsi_ld_rlx(s + WGS_W_COUNT);
   }
+  /* the counter's shape for this launch, from the group count alone (wgs__choose_shards in
+   * device/common/wgs_core.h): S arrival shards and R published replicas, at most the group's
+   * size, from the host's WGS_CFG_SHARDS count of groups on; else one count, whose arrival
+   * waits for its add from WGS_CFG_ATOM_MIN groups on */
+  uint c = wgsi_cfg(WGS_CFG_SHARDS), S = c & 255u, R = (c >> 8) & 255u;
+  while (S > lsize)
+    S >>= 1;
+  while (R > lsize)
+    R >>= 1;
   uint atom_min = wgsi_cfg(WGS_CFG_ATOM_MIN);
-  env.waits = atom_min != 0u && env.num_groups >= atom_min ? 1u : 0u;
+  env.shards = S != 0u && R != 0u && env.num_groups >= (c >> 16)
+                   ? uint(findMSB(S)) | uint(findMSB(R)) << 4 | 256u
+                   : 0u;
+  env.waits = env.shards == 0u && atom_min != 0u && env.num_groups >= atom_min ? 1u : 0u;
   wgsi_group_barrier(); /* every invocation has read wgsi_sh before a barrier writes it again */
   return env.participating;
 }
 
-/* ---- the counter grid barrier (device/common/wgs_core.h, "Counter barrier", unsharded) --------
+/* ---- the counter grid barrier (device/common/wgs_core.h, "Counter barrier") --------------------
  * Instance k is complete when every participating group has arrived k + 1 times. The
  * representative's arrival is a release add on the one count (after B1, which made the group's
  * writes available to it), or an acq_rel add whose result it waits for (env.waits: from the
@@ -465,9 +491,8 @@ void wgsi_check_entry(wgs_env env, uint site)
 }
 /* Relaxed polls of the count until it reaches target, then the acquire load (see above). */
 bool wgsi_reached(uint word, uint target) { return int(wgsi_ld_rlx(word) - target) >= 0; }
-void wgsi_poll_until(wgs_env env, uint target, uint site)
+void wgsi_poll_until(wgs_env env, uint word, uint target, uint site)
 {
-  uint word = env.s + WGS_W_SHARDS;
   wgsi_spin sp = wgsi_spin_init();
   int why = 0;
   if (WGSI_SOME_WAIT(!wgsi_reached(word, target))) {
@@ -495,7 +520,52 @@ void wgsi_poll_until(wgs_env env, uint target, uint site)
 #endif
   wgsi_ld_acq(word);
 }
-/* with_or: the barrier with an OR of v over the grid (wgs_core.h's wgsi_grid_barrier_body has
+/* Sharded launches (env.shards): group g's representative adds on shard g mod S, its own line,
+ * so no line takes more than n / S arrivals; in participant 0, the combiner, invocation i < S
+ * polls shard i (relaxed, then one acquire load: the argument above, per shard), the join (a
+ * work-group barrier in every group, so that it stays uniform) carries what they acquired to
+ * invocations r < R, which store the instance on replica line r with a release store;
+ * happens-before is transitive, so a representative whose acquire reads replica g mod R
+ * synchronises with every arrival. No line has more than n / R pollers. */
+uint wgsi_shard(wgs_env env, uint i) { return env.s + WGS_W_SHARDS + i * WGS_LINE_WORDS; }
+uint wgsi_replica(wgs_env env, uint r)
+{
+  return env.s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
+}
+/* The representative's arrival (its invocation only). Returns the count its add made when it
+ * waits for the add (one count, env.waits, may_wait), else 0. */
+uint wgsi_arrive(wgs_env env, bool may_wait)
+{
+  uint ls = env.shards & 15u;
+  uint shard = wgsi_shard(env, env.group_id & ((1u << ls) - 1u));
+  if (may_wait && env.waits != 0u)
+    return wgsi_add_acqrel(shard, 1u) + 1u;
+  wgsi_add_rel(shard, 1u);
+  return 0u;
+}
+/* The wait, for every invocation of the group (part: the group takes part and arrived): the
+ * polls and, in sharded launches, the join and the replicas. made: wgsi_arrive's answer. */
+void wgsi_counter_wait(wgs_env env, bool part, uint made, uint site)
+{
+  uint want = env.counted + 1u, lid = env.local_id, n = env.num_groups;
+  if (env.shards == 0u) {
+    uint target = n * want;
+    if (part && lid == 0u && (made == 0u || int(made - target) < 0)) /* (the last arrival: done) */
+      wgsi_poll_until(env, wgsi_shard(env, 0u), target, site);
+    return;
+  }
+  uint ls = env.shards & 15u, lr = (env.shards >> 4) & 15u;
+  bool combiner = part && env.group_id == 0u;
+  if (combiner && lid < (1u << ls))
+    wgsi_poll_until(env, wgsi_shard(env, lid),
+                    (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u), site);
+  wgsi_group_barrier(); /* the join */
+  if (combiner && lid < (1u << lr))
+    wgsi_st_rel(wgsi_replica(env, lid), want);
+  if (part && !combiner && lid == 0u)
+    wgsi_poll_until(env, wgsi_replica(env, env.group_id & ((1u << lr) - 1u)), want, site);
+}
+/* with_or: the barrier with an OR of v over the grid (wgs_core.h's wgs__grid_barrier_body has
  * the argument for the tag on WGS_W_OR: stored before the arrival that releases it, read after
  * the acquire, never cleared, instance k's word next written at k + 2). */
 bool wgsi_grid_barrier(inout wgs_env env, uint site, bool with_or, bool v)
@@ -513,24 +583,19 @@ bool wgsi_grid_barrier(inout wgs_env env, uint site, bool with_or, bool v)
       wgsi_sh[slot] = 1u; /* (any invocation may raise it; B1 orders it before the read) */
   }
   wgsi_group_barrier(); /* B1: the group's writes before the representative's release */
+  uint made = 0u;
   if (lid == 0u) {
     wgsi_check_entry(env, site);
     if (env.participating) {
       if (with_or && wgsi_sh[slot] != 0u)
         wgsi_st_rlx(orw, env.instance + 1u); /* released by the arrival below */
-      uint target = env.num_groups * (env.counted + 1u);
-      if (env.waits != 0u) {
-        uint made = wgsi_add_acqrel(env.s + WGS_W_SHARDS, 1u) + 1u;
-        if (int(made - target) < 0)
-          wgsi_poll_until(env, target, site);
-      } else {
-        wgsi_add_rel(env.s + WGS_W_SHARDS, 1u);
-        wgsi_poll_until(env, target, site);
-      }
-      if (with_or)
-        wgsi_sh[slot] = wgsi_ld_rlx(orw) == env.instance + 1u ? 1u : 0u;
+      made = wgsi_arrive(env, true);
     }
   }
+  wgsi_counter_wait(env, env.participating, made, site);
+  /* (lid 0 has acquired every arrival: its poll, its acq_rel add, or the join) */
+  if (with_or && lid == 0u && env.participating)
+    wgsi_sh[slot] = wgsi_ld_rlx(orw) == env.instance + 1u ? 1u : 0u;
   wgsi_group_barrier(); /* B3: the representative's acquire, carried to the group */
   bool any = with_or && wgsi_sh[slot] != 0u;
   env.counted++;
@@ -558,7 +623,7 @@ void wgsi_grid_arrive(inout wgs_env env, uint site)
   if (env.local_id == 0u) {
     wgsi_check_entry(env, site);
     if (env.participating)
-      wgsi_add_rel(env.s + WGS_W_SHARDS, 1u);
+      wgsi_arrive(env, false); /* a split arrive never waits */
   }
   env.split_state = 1u;
 }
@@ -566,8 +631,7 @@ void wgsi_grid_wait(inout wgs_env env, uint site)
 {
   if (env.split_state != 1u)
     wgsi_split_misuse(env, site);
-  if (env.local_id == 0u && env.participating && env.split_state == 1u)
-    wgsi_poll_until(env, env.num_groups * (env.counted + 1u), site);
+  wgsi_counter_wait(env, env.participating && env.split_state == 1u, 0u, site);
   wgsi_group_barrier();
   env.split_state = 0u;
   env.counted++;
