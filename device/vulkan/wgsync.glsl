@@ -140,15 +140,6 @@ void wgsi_pause(uint s)
                 gl_SemanticsRelaxed); /* (nobody reads it: keeps the chain) */
   }
 }
-/* Discovery's waits (the close wait, a participant's wait for the count, the mutex) run once a
- * launch but last up to the close wait, 20 ms on a CPU: their rounds pause 16 times as long, so
- * that they leave the budget to the kernel's own loops and barriers. */
-void wgsi_long_pause(uint s)
-{
-  if (WGS_CPU_PAUSE) {
-    WGSI_R4(WGSI_R4(wgsi_pause(s);))
-  }
-}
 uint64_t wgsi_cfg64(uint lo) { return uint64_t(wgsi_cfg(lo + 1u)) << 32 | uint64_t(wgsi_cfg(lo)); }
 
 /* ---- the environment (Table 2) ------------------------------------------------------------- */
@@ -262,6 +253,8 @@ uint wgsi_poll(uint s, uint group, uint mg)
     uint64_t wait = wgsi_cfg64(WGS_CFG_WAIT_LO), w0 = wgsi_timer();
     uint enough = wgsi_cfg(WGS_CFG_ENOUGH), seen = 1u;
     while (wgsi_timer() - w0 < wait) {
+      if (wgsi_ld_rlx(s + WGS_W_ABORT) != 0u)
+        break; /* a checked spin gave up: waiting longer adds nobody */
       uint now = wgsi_ld_rlx(s + WGS_W_COUNT);
       if (enough != 0u && now >= enough)
         break;
@@ -269,7 +262,7 @@ uint wgsi_poll(uint s, uint group, uint mg)
         seen = now;
         w0 = wgsi_timer();
       }
-      wgsi_long_pause(s);
+      wgsi_pause(s);
     }
     /* The RMW reads the latest count, so n is exact; release publishes it. */
     uint n = wgsi_or_rlx(s + WGS_W_COUNT, WGS_COUNT_CLOSED);
@@ -280,7 +273,7 @@ uint wgsi_poll(uint s, uint group, uint mg)
     wgsi_spin sp = wgsi_spin_init();
     if (WGSI_SOME_WAIT(wgsi_ld_rlx(final_word) == 0u)) {
       while (wgsi_ld_rlx(final_word) == 0u) {
-        wgsi_long_pause(s);
+        wgsi_pause(s);
         int why = wgsi_gave_up(s, sp);
         if (why == 1) {
           wgsi_report_lock(group);
@@ -308,7 +301,7 @@ bool wgsi_lock(uint s, uint kind, inout uint ticket, uint group, inout wgsi_spin
                     : wgsi_ld_acq(s + WGS_W_TICKET_SERVE) == ticket;
     if (held)
       return true;
-    wgsi_long_pause(s);
+    wgsi_pause(s);
     int why = wgsi_gave_up(s, sp);
     if (why == 1) {
       wgsi_report_lock(group);
@@ -366,7 +359,7 @@ uint wgsi_poll_locked(uint s, uint group)
         seen = now;
         w0 = wgsi_timer();
       }
-      wgsi_long_pause(s);
+      wgsi_pause(s);
     }
     /* closing phase: the first to close makes the count final */
     sp = wgsi_spin_init();
