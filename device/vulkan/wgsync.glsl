@@ -87,6 +87,11 @@ uint wgsi_cas_rlx(uint i, uint expected, uint desired)
 /* The device's clock (VK_KHR_shader_clock, shaderDeviceClock): ticks, whose rate the host
  * measures once per device (src/vulkan) and converts its bounds into. */
 uint64_t wgsi_timer() { return clockRealtimeEXT(); }
+uint64_t wgsi_since(uint64_t start)
+{
+  uint64_t now = wgsi_timer();
+  return now >= start ? now - start : now + (uint64_t(1) << 32) - start;
+}
 
 /* A work-group barrier that orders buffer and shared memory across the group (see the head).
  * Where the device has availability and visibility chains (vulkanMemoryModelAvailabilityVisibility
@@ -185,7 +190,7 @@ int wgsi_gave_up(uint s, inout wgsi_spin sp)
     return 2;
   if ((++sp.iters & 7u) != 0u) /* (the clock every 8 rounds) */
     return 0;
-  if (wgsi_timer() - sp.start <= wgsi_cfg64(WGS_CFG_LIMIT_LO) || state != WGS_ABORT_RUNNING)
+  if (wgsi_since(sp.start) <= wgsi_cfg64(WGS_CFG_LIMIT_LO) || state != WGS_ABORT_RUNNING)
     return 0;
   if (wgsi_cas_rlx(s + WGS_W_ABORT, WGS_ABORT_RUNNING, WGS_ABORT_REPORTING) != WGS_ABORT_RUNNING)
     return 0; /* another spin reports; wait for it */
@@ -252,7 +257,7 @@ uint wgsi_poll(uint s, uint group, uint mg)
     /* the close wait (wgsi_quiesce): restarts whenever the count moves */
     uint64_t wait = wgsi_cfg64(WGS_CFG_WAIT_LO), w0 = wgsi_timer();
     uint enough = wgsi_cfg(WGS_CFG_ENOUGH), seen = 1u;
-    while (wgsi_timer() - w0 < wait) {
+    while (wgsi_since(w0) < wait) {
       if (wgsi_ld_rlx(s + WGS_W_ABORT) != 0u)
         break; /* a checked spin gave up: waiting longer adds nobody */
       uint now = wgsi_ld_rlx(s + WGS_W_COUNT);
@@ -349,7 +354,7 @@ uint wgsi_poll_locked(uint s, uint group)
     /* the close wait, outside the mutex; it also ends once the poll closed or a spin aborted */
     uint64_t wait = wgsi_cfg64(WGS_CFG_WAIT_LO), w0 = wgsi_timer();
     uint enough = wgsi_cfg(WGS_CFG_ENOUGH), seen = id + 1u;
-    while (wgsi_timer() - w0 < wait) {
+    while (wgsi_since(w0) < wait) {
       if (wgsi_ld_acq(s + WGS_W_CLOSED) != 0u || wgsi_ld_rlx(s + WGS_W_ABORT) != 0u)
         break;
       uint now = wgsi_ld_rlx(s + WGS_W_COUNT);
@@ -509,6 +514,10 @@ void wgsi_poll_until(wgs_env env, uint word, uint target, uint site)
     wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_INSTANCE, env.instance);
     wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_EXPECTED, env.num_groups);
     wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_REPORTER, env.group_id);
+    /* and the others leave, as after a spin that gave up: a group whose loop was not cut
+     * would otherwise wait out its own limit, one group after another on a CPU's workers
+     * (40,000 groups of a launch too large: tens of minutes) */
+    wgsi_abort_done(env.s);
   }
 #endif
   wgsi_ld_acq(word);
@@ -541,21 +550,23 @@ uint wgsi_arrive(wgs_env env, bool may_wait)
 void wgsi_counter_wait(wgs_env env, bool part, uint made, uint site)
 {
   uint want = env.counted + 1u, lid = env.local_id, n = env.num_groups;
-  if (env.shards == 0u) {
+  uint ls = env.shards & 15u, lr = (env.shards >> 4) & 15u;
+  bool sharded = env.shards != 0u, combiner = part && sharded && env.group_id == 0u;
+  if (!sharded) {
     uint target = n * want;
     if (part && lid == 0u && (made == 0u || int(made - target) < 0)) /* (the last arrival: done) */
       wgsi_poll_until(env, wgsi_shard(env, 0u), target, site);
-    return;
-  }
-  uint ls = env.shards & 15u, lr = (env.shards >> 4) & 15u;
-  bool combiner = part && env.group_id == 0u;
-  if (combiner && lid < (1u << ls))
+  } else if (combiner && lid < (1u << ls)) {
     wgsi_poll_until(env, wgsi_shard(env, lid),
                     (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u), site);
-  wgsi_group_barrier(); /* the join */
+  }
+  /* the join, in every shape: a work-group barrier after a branch on the shape (an early return
+   * before it) broke the lock-free discovery of NVIDIA's checked self-test kernel, whose
+   * participants then waited past the limit for the count */
+  wgsi_group_barrier();
   if (combiner && lid < (1u << lr))
     wgsi_st_rel(wgsi_replica(env, lid), want);
-  if (part && !combiner && lid == 0u)
+  if (part && sharded && !combiner && lid == 0u)
     wgsi_poll_until(env, wgsi_replica(env, env.group_id & ((1u << lr) - 1u)), want, site);
 }
 /* with_or: the barrier with an OR of v over the grid (wgs_core.h's wgs__grid_barrier_body has

@@ -74,6 +74,7 @@ typedef struct {
   VkPhysicalDeviceMemoryProperties mem;
   double timestamp_ns;         /* a timestamp tick in ns (0: no timestamps on the queue) */
   double ticks_per_us;         /* the shader clock's rate, measured on first use (0: not yet) */
+  int clock32;                 /* the clock counts in 32 bits (lavapipe): bounds kept below 2^31 */
   int group_scope;             /* work-group barriers at work-group scope (wgsync.glsl: a GPU
                                   with availability and visibility chains) */
   wgs_program_t *tools[2];     /* the tools' shaders, unchecked and checked (made on first use) */

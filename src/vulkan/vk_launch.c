@@ -173,6 +173,9 @@ static int vk_to_spin(void *ctx, double us, uint64_t *out)
   int rc = wgs__vk_clock_rate(ctx, &rate);
   if (rc == WGS_OK)
     *out = wgs__saturate_u64(us * rate);
+  /* a 32-bit clock measures a wait only while it lasts under 2^32 ticks (wgsi_since) */
+  if (rc == WGS_OK && ((wgs__vk_device *)ctx)->clock32 && *out > (1ull << 31))
+    *out = 1ull << 31;
   return rc;
 }
 

@@ -80,12 +80,18 @@ int wgs__vk_clock_rate(wgs__vk_device *d, double *ticks_per_us)
       if (rc == WGS_OK)
         rc = wgs_buffer_read(t.buf[0], 0, 8, &dev[i]);
     }
-    if (rc == WGS_OK && (dev[2] <= dev[1] || host[2] <= host[1]))
+    /* A clock whose readings fit 32 bits is taken as a 32-bit one (lavapipe's wraps every
+     * 4.3 s): the difference is taken modulo 2^32, as the device library does (wgsi_since). */
+    int clock32 = rc == WGS_OK && dev[1] <= UINT32_MAX && dev[2] <= UINT32_MAX;
+    uint64_t ticks = rc != WGS_OK ? 0 : clock32 ? (uint32_t)(dev[2] - dev[1]) : dev[2] - dev[1];
+    if (rc == WGS_OK && (ticks == 0 || (!clock32 && dev[2] < dev[1]) || host[2] <= host[1]))
       rc = wgs__fail(WGS_EBACKEND, "'%s': the shader clock did not move in %.0f us (read %llu, "
                                    "then %llu): wgsync bounds its spins by it", d->info.name,
                      host[2] - host[1], (unsigned long long)dev[1], (unsigned long long)dev[2]);
-    if (rc == WGS_OK)
-      d->ticks_per_us = (double)(dev[2] - dev[1]) / (host[2] - host[1]);
+    if (rc == WGS_OK) {
+      d->ticks_per_us = (double)ticks / (host[2] - host[1]);
+      d->clock32 = clock32;
+    }
     tool_close(&t);
   }
   *ticks_per_us = d->ticks_per_us;
