@@ -371,8 +371,10 @@ typedef struct {
   char message[256];  /* what is wrong and what was expected */
 } wgs_spirv_issue;
 
-/* Checks every OpControlBarrierArriveINTEL / WaitINTEL (6142 / 6143) against the OpenCL
- * environment: Execution scope Workgroup; Memory scope one valid for OpControlBarrier; Arrive's
+/* Checks every OpControlBarrierArriveINTEL / WaitINTEL (6142 / 6143; the EXT names under
+ * SPV_EXT_split_barrier) against the OpenCL environment (Kernel modules) or what Vulkan allows
+ * (Shader modules: QueueFamily scope and the Vulkan memory model's availability and visibility
+ * bits too): Execution scope Workgroup; Memory scope one valid for OpControlBarrier; Arrive's
  * order Release, Wait's Acquire, plus storage-class bits; image memory only at Workgroup scope;
  * the capability (6141) and SPV_INTEL_split_barrier or SPV_EXT_split_barrier declared; and, in
  * straight-line code, a wait before any arrive or two arrives without a wait. Writes up to cap

@@ -279,6 +279,93 @@ static int vulkan_count(wgs_device_t *dev, int checked, wgs_program_t **prog, wg
 #endif
 }
 
+/* A SPIR-V module of WGS_TEST_SPV_DIR, built (split barriers lowered by the library). */
+static int vulkan_module(wgs_device_t *dev, const char *file, wgs_program_t **prog, wgs_kernel_t **k)
+{
+#ifdef WGS_TEST_SPV_DIR
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", WGS_TEST_SPV_DIR, file);
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    fprintf(stderr, "cannot open %s\n", path);
+    return WGS_EINVAL;
+  }
+  static uint32_t words[1 << 18];
+  size_t n = fread(words, sizeof *words, sizeof words / sizeof *words, f);
+  fclose(f);
+  int rc = wgs_program_build_il(dev, words, n, "", prog);
+  return rc != WGS_OK ? rc : wgs_kernel_create(*prog, "main", k);
+#else
+  (void)dev, (void)file, (void)prog, (void)k;
+  return WGS_EUNSUPPORTED;
+#endif
+}
+
+/* A work-group split barrier in a Vulkan shader (tests/kernels/split.comp): the module with
+ * OpControlBarrierArriveEXT / WaitEXT (SPV_EXT_split_barrier), lowered by wgs_program_build_il,
+ * gives the same words as its version with plain barriers, and both equal the host's. */
+static int t_split_wg(wgs_device_t *dev, const wgs_device_info *in)
+{
+  if (in->backend != WGS_BACKEND_VULKAN) {
+    printf("SKIP: the Vulkan split-barrier case (OpenCL: split.*, spirv.*)\n");
+    return WGS_SKIP;
+  }
+#ifdef WGS_TEST_SPV_DIR
+  char path[1024];
+  snprintf(path, sizeof path, "%s/split_ext.spv", WGS_TEST_SPV_DIR);
+  FILE *probe = fopen(path, "rb");
+  if (!probe) {
+    printf("SKIP: %s was not made (spirv-as, spirv-dis and Python make it)\n", path);
+    return WGS_SKIP;
+  }
+  fclose(probe);
+#endif
+  uint32_t groups = in->compute_units, local = 64, rounds = 40, n = groups * local;
+  uint32_t *want = calloc(n, 4), *got = calloc(n, 4);
+  CHECK(want && got);
+  for (uint32_t g = 0; g < groups; g++)
+    for (uint32_t l = 0; l < local; l++) {
+      uint32_t acc = 0, nb = (l + 1) % local;
+      for (uint32_t r = 0; r < rounds; r++)
+        acc += (r * 7u + nb * 3u + g) * 5u + ((l * 13u + r) & 255u);
+      want[g * local + l] = acc;
+    }
+  static const char *files[2] = {"split_0.spv", "split_ext.spv"};
+  for (int f = 0; f < 2; f++) {
+    wgs_program_t *prog = NULL;
+    wgs_kernel_t *k = NULL;
+    wgs_state_t *st = NULL;
+    wgs_buffer_t *out = NULL;
+    CHECK_OK(vulkan_module(dev, files[f], &prog, &k));
+    printf("%s: %s\n", files[f], wgs_program_build_log(prog));
+    CHECK(f == 0 || strstr(wgs_program_build_log(prog), "split barriers lowered"));
+    CHECK_OK(wgs_state_create(dev, groups, &st));
+    CHECK_OK(wgs_buffer_create(dev, (size_t)n * 4, &out));
+    memset(got, 0xff, (size_t)n * 4);
+    CHECK_OK(wgs_buffer_write(out, 0, (size_t)n * 4, got));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, out));
+    CHECK_OK(wgs_kernel_set_arg(k, 2, sizeof rounds, &rounds));
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = local;
+    cfg.groups = groups;
+    cfg.discovery = WGS_DISCOVERY_FIXED;
+    CHECK_OK(wgs_launch(st, k, &cfg, NULL));
+    CHECK_OK(wgs_buffer_read(out, 0, (size_t)n * 4, got));
+    for (uint32_t i = 0; i < n; i++)
+      CHECK_MSG(got[i] == want[i], "%s: word %u is %u, expected %u", files[f], i, got[i], want[i]);
+    printf("%s: %u groups x %u invocations x %u rounds as the host computes\n", files[f], groups,
+           local, rounds);
+    wgs_buffer_release(out);
+    wgs_state_release(st);
+    wgs_kernel_release(k);
+    wgs_program_release(prog);
+  }
+  free(want);
+  free(got);
+  return 0;
+}
+
 /* The one launch API on every backend: a state, a kernel handle (an OpenCL program's kernel, a
  * CUDA kernel wrapped), a buffer, arguments by index, a synchronous launch and two asynchronous
  * ones with their result; the kernel's count must be participants x rounds. */
@@ -469,6 +556,7 @@ static const struct {
     {"launch", t_launch},
     {"tools", t_tools},
     {"missed", t_missed},
+    {"split_wg", t_split_wg},
     {"link", t_link},
 };
 

@@ -16,6 +16,13 @@
  *    The union of storage classes is at least the intersection the seed requires: stronger than
  *    needed is allowed, weaker is not. A regular barrier between arrive and wait stays valid.
  *  - The capability and extension are removed once no split barrier remains.
+ * SPV_EXT_split_barrier (Khronos's promotion of the INTEL extension: the same capability 6141 and
+ * opcodes 6142/6143) is read and lowered the same way. Shader modules (Vulkan) are checked
+ * against what Vulkan allows a control barrier (QueueFamily memory scope, the Vulkan memory
+ * model's MakeAvailable/MakeVisible); their lowered wait keeps those bits of the arrives and of
+ * itself too: under the Vulkan memory model the arrive's MakeAvailable and the wait's MakeVisible
+ * are what make the group's writes available and visible, and an AcquireRelease control barrier
+ * may carry both.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +53,10 @@
 #define SEM_ORDER (SEM_ACQUIRE | SEM_RELEASE | SEM_ACQ_REL | SEM_SEQ_CST)
 #define SEM_IMAGE 0x800u
 #define SEM_STORAGE 0xFC0u /* Uniform, Subgroup, Workgroup, CrossWorkgroup, AtomicCounter, Image */
+/* The Vulkan memory model's bits (Shader modules): OutputMemory, MakeAvailable, MakeVisible */
+#define SEM_VULKAN 0x7000u
+#define CAP_SHADER 1u
+#define CAP_KERNEL 6u
 #define MAX_BOUND (1u << 22)
 
 typedef struct {
@@ -56,6 +67,8 @@ typedef struct {
   uint32_t *value;   /* id -> its value */
   uint32_t uint_type; /* an OpTypeInt 32 0, or 0 */
   int has_cap, has_ext, uses;
+  int shader;   /* OpCapability Shader without Kernel: the Vulkan environment */
+  int ext_only; /* SPV_EXT_split_barrier declared, SPV_INTEL_split_barrier not: the EXT names */
 } module;
 
 static void module_free(module *m)
@@ -141,12 +154,21 @@ static int module_read(const uint32_t *words, size_t n, module *m)
       NEED(wc == 2);
       if (ins[1] == CAP_SPLIT_BARRIER)
         m->has_cap = 1;
+      if (ins[1] == CAP_SHADER && m->shader == 0)
+        m->shader = 1;
+      if (ins[1] == CAP_KERNEL)
+        m->shader = -1; /* a Kernel module stays one */
       break;
     case OP_EXTENSION:
       NEED(string_fits(ins, wc));
-      if (!strcmp(ext_name(ins, wc), "SPV_INTEL_split_barrier") ||
-          !strcmp(ext_name(ins, wc), "SPV_EXT_split_barrier"))
+      if (!strcmp(ext_name(ins, wc), "SPV_INTEL_split_barrier")) {
         m->has_ext = 1;
+        m->ext_only = -1;
+      } else if (!strcmp(ext_name(ins, wc), "SPV_EXT_split_barrier")) {
+        m->has_ext = 1;
+        if (m->ext_only == 0)
+          m->ext_only = 1;
+      }
       break;
     case OP_TYPE_INT:
       NEED(wc == 4 && ins[1] < m->bound);
@@ -182,6 +204,8 @@ static int module_read(const uint32_t *words, size_t n, module *m)
     i += wc;
   }
   free(is_uint32);
+  m->shader = m->shader > 0;
+  m->ext_only = m->ext_only > 0;
   if (rc == WGS_OK && open_fn)
     rc = wgs__fail(WGS_ESPIRV, "SPIR-V module truncated: it ends inside the function that starts "
                                "at word offset %zu (no OpFunctionEnd)", open_fn);
@@ -233,7 +257,16 @@ static const char *order_name(uint32_t sem)
 
 static void check(const module *m, issue_list *is)
 {
-  const char *name[2] = {"OpControlBarrierArriveINTEL", "OpControlBarrierWaitINTEL"};
+  static const char *intel[2] = {"OpControlBarrierArriveINTEL", "OpControlBarrierWaitINTEL"};
+  static const char *ext[2] = {"OpControlBarrierArriveEXT", "OpControlBarrierWaitEXT"};
+  const char *const *name = m->ext_only ? ext : intel;
+  /* The environment's rules: OpenCL's (cl_intel_split_work_group_barrier, SPIR-V section) for
+   * Kernel modules; for Shader modules (Vulkan), the memory scopes and semantics Vulkan allows
+   * an OpControlBarrier (QueueFamily, the Vulkan memory model's availability and visibility
+   * bits; no CrossDevice). Both: Workgroup execution, the scope wgsync's lowering keeps (the
+   * client API defines Subgroup and Invocation, SPV_EXT_split_barrier). */
+  const char *env = m->shader ? "wgsync's Vulkan lowering" : "the OpenCL environment";
+  uint32_t extra = m->shader ? SEM_VULKAN : 0u;
   int state = 0; /* straight-line code: 0 unknown, 1 none pending (entry), 2 arrived, 3 waited */
   int first_use_reported = 0;
   for (size_t i = 5, k = 0; i < m->n; k++) {
@@ -249,7 +282,7 @@ static void check(const module *m, issue_list *is)
       int w = op == OP_WAIT;
       if (!first_use_reported && (!m->has_cap || !m->has_ext)) {
         issue(is, i, k, op, "%s used, but the module does not declare %s", name[w],
-              !m->has_cap ? "OpCapability SplitBarrierINTEL (6141)"
+              !m->has_cap ? "OpCapability SplitBarrierINTEL (6141) or SplitBarrierEXT"
                           : "OpExtension \"SPV_INTEL_split_barrier\" or \"SPV_EXT_split_barrier\"");
         first_use_reported = 1;
       }
@@ -257,14 +290,18 @@ static void check(const module *m, issue_list *is)
       if (!m->is_const[ex])
         issue(is, i, k, op, "%s: Execution scope %%%u is not a 32-bit OpConstant", name[w], ex);
       else if (m->value[ex] != SCOPE_WORKGROUP)
-        issue(is, i, k, op, "%s: Execution scope is %s (%u); the OpenCL environment requires "
-                            "Workgroup (2)", name[w], scope_name(m->value[ex]), m->value[ex]);
+        issue(is, i, k, op, "%s: Execution scope is %s (%u); %s requires Workgroup (2)", name[w],
+              scope_name(m->value[ex]), m->value[ex], env);
       if (!m->is_const[mem])
         issue(is, i, k, op, "%s: Memory scope %%%u is not a 32-bit OpConstant", name[w], mem);
-      else if (m->value[mem] > 4)
+      else if (!m->shader && m->value[mem] > 4)
         issue(is, i, k, op, "%s: Memory scope is %s (%u); expected one valid for OpControlBarrier: "
                             "CrossDevice (0), Device (1), Workgroup (2), Subgroup (3) or "
                             "Invocation (4)", name[w], scope_name(m->value[mem]), m->value[mem]);
+      else if (m->shader && (m->value[mem] < 1 || m->value[mem] > 5))
+        issue(is, i, k, op, "%s: Memory scope is %s (%u); expected one Vulkan allows: Device (1), "
+                            "Workgroup (2), Subgroup (3), Invocation (4) or QueueFamily (5)",
+              name[w], scope_name(m->value[mem]), m->value[mem]);
       if (!m->is_const[sem]) {
         issue(is, i, k, op, "%s: Memory Semantics %%%u is not a 32-bit OpConstant", name[w], sem);
       } else {
@@ -272,10 +309,11 @@ static void check(const module *m, issue_list *is)
         if ((v & SEM_ORDER) != want)
           issue(is, i, k, op, "%s: Memory Semantics 0x%x has order %s; expected %s (0x%x) plus "
                               "storage-class bits", name[w], v, order_name(v), w ? "Acquire" : "Release", want);
-        if (v & ~(SEM_ORDER | SEM_STORAGE))
+        if (v & ~(SEM_ORDER | SEM_STORAGE | extra))
           issue(is, i, k, op, "%s: Memory Semantics 0x%x has bits 0x%x that are neither a memory "
-                              "order nor a storage class", name[w], v, v & ~(SEM_ORDER | SEM_STORAGE));
-        if ((v & SEM_IMAGE) && m->is_const[mem] && m->value[mem] != SCOPE_WORKGROUP)
+                              "order nor a storage class%s", name[w], v, v & ~(SEM_ORDER | SEM_STORAGE | extra),
+                m->shader ? " nor MakeAvailable/MakeVisible/OutputMemory" : "");
+        if (!m->shader && (v & SEM_IMAGE) && m->is_const[mem] && m->value[mem] != SCOPE_WORKGROUP)
           issue(is, i, k, op, "%s: ImageMemory semantics with Memory scope %s; image memory "
                               "requires Workgroup scope (cl_intel_split_work_group_barrier)", name[w], scope_name(m->value[mem]));
       }
@@ -366,6 +404,10 @@ int wgs_spirv_lower(const uint32_t *words, size_t n_words, uint32_t **out, size_
   /* Per function: the storage classes of its arrives, so each wait covers them. The new
    * semantics constants are created once per value and put before the first function. */
   uint32_t fn_storage = 0, bound = m.bound;
+  /* what the wait keeps of its own and its arrives' semantics: the storage classes, and in a
+   * Shader module under the Vulkan memory model MakeAvailable (the arrive's) and MakeVisible
+   * (the wait's), which an AcquireRelease barrier may carry together */
+  uint32_t keep = SEM_STORAGE | (m.shader ? SEM_VULKAN : 0u);
   uint32_t new_vals[64], new_ids[64], found_vals[64], found_ids[64];
   size_t n_new = 0, n_found = 0, first_fn = 0;
   uint32_t *wait_sem = calloc(m.n, sizeof *wait_sem); /* by word offset: the wait's new id */
@@ -381,9 +423,9 @@ int wgs_spirv_lower(const uint32_t *words, size_t n_words, uint32_t **out, size_
       fn_storage = 0;
       for (size_t j = i; j < m.n && (m.w[j] & 0xffffu) != OP_FUNCTION_END; j += m.w[j] >> 16)
         if ((m.w[j] & 0xffffu) == OP_ARRIVE)
-          fn_storage |= m.value[m.w[j + 3]] & SEM_STORAGE;
+          fn_storage |= m.value[m.w[j + 3]] & keep;
     } else if (op == OP_WAIT) {
-      uint32_t want = SEM_ACQ_REL | ((m.value[m.w[i + 3]] | fn_storage) & SEM_STORAGE), id = 0;
+      uint32_t want = SEM_ACQ_REL | ((m.value[m.w[i + 3]] | fn_storage) & keep), id = 0;
       /* Each distinct semantics is resolved once (found_*), so that lowering is linear in the
        * module, not waits x id bound. */
       size_t t = 0;

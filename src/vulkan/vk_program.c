@@ -175,19 +175,40 @@ int wgs__vk_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_
   if (n == 0)
     return wgs__fail(WGS_EINVAL, "wgs_program_build_il: the module has no compute entry point "
                                  "(compile a .comp shader: glslangValidator -V)");
+  /* Split work-group barriers (SPV_EXT_split_barrier, SPV_INTEL_split_barrier) are lowered for
+   * every device: no driver wgsync opens enables VK_EXT_shader_split_barrier (src/spirv/spirv.c
+   * argues the lowering; a module that breaks the rules is refused naming the instruction). */
+  int split = 0;
+  uint32_t *lowered = NULL;
+  size_t lowered_n = 0;
+  int rc = wgs_spirv_uses_split_barrier(words, n_words, &split);
+  if (rc == WGS_OK && split)
+    rc = wgs_spirv_lower(words, n_words, &lowered, &lowered_n);
+  if (rc != WGS_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", wgs_last_error());
+    return wgs__fail(rc, "wgs_program_build_il: %s", why);
+  }
+  if (split) {
+    words = lowered;
+    n_words = lowered_n;
+  }
   int checked = options && (strstr(options, "-DWGS_CHECKED=1") || strstr(options, "-D WGS_CHECKED=1"));
   wgs__vk_program *p = new_program(dev, checked);
-  if (!p)
+  if (!p) {
+    wgs_spirv_free(lowered);
     return wgs__fail(WGS_ENOMEM, "wgs_program_build_il: out of memory");
-  int rc = WGS_OK;
+  }
   for (unsigned i = 0; i < n && rc == WGS_OK; i++) /* one module per entry point */
     rc = add_module(vdev(dev), p, names[i], names[i], words, n_words);
+  wgs_spirv_free(lowered);
   if (rc != WGS_OK) {
     wgs__vk_program_release((wgs_program_t *)(void *)p);
     return rc;
   }
-  snprintf(p->log, sizeof p->log, "SPIR-V module of %zu words, %u entry point(s)%s", n_words, n,
-           checked ? ", a checked build" : "");
+  snprintf(p->log, sizeof p->log, "SPIR-V module of %zu words, %u entry point(s)%s%s", n_words, n,
+           checked ? ", a checked build" : "",
+           split ? ", split barriers lowered (the device lacks VK_EXT_shader_split_barrier)" : "");
   *out = (wgs_program_t *)(void *)p;
   return WGS_OK;
 }

@@ -33,10 +33,10 @@ def arrive(mem, sem, ex=2):
 def wait(mem, sem, ex=2):
     return f"OpControlBarrierWaitINTEL %c{ex} %c{mem} %c{sem}"
 
-def assemble(name, text):
+def assemble(name, text, env="spv1.0"):
     src, spv = os.path.join(OUT, name + ".spvasm"), os.path.join(OUT, name + ".spv")
     open(src, "w").write(text)
-    subprocess.run(["spirv-as", "--target-env", "spv1.0", src, "-o", spv], check=True)
+    subprocess.run(["spirv-as", "--target-env", env, src, "-o", spv], check=True)
     return spv
 
 def run(*args):
@@ -66,6 +66,17 @@ def valid_and_lowers(name, text, expect_sem):
     sems = [int(l.split()[-1]) for l in dis.splitlines() if "OpConstant" in l]
     expect(expect_sem in sems, f"{name}: no constant {expect_sem} (AcquireRelease semantics)", dis)
     print(f"{name}: valid, lowered, spirv-val ok")
+
+def shader_module(ops, consts):
+    """A Vulkan compute shader (Shader, the Vulkan memory model, SPIR-V 1.5) using the EXT names'
+    extension; its split barriers are spelled with the INTEL opcodes, which are the same."""
+    head = ["OpCapability Shader", "OpCapability VulkanMemoryModel", "OpCapability SplitBarrierINTEL",
+            'OpExtension "SPV_EXT_split_barrier"', "OpMemoryModel Logical Vulkan",
+            'OpEntryPoint GLCompute %k "main"', "OpExecutionMode %k LocalSize 64 1 1",
+            "%uint = OpTypeInt 32 0", "%void = OpTypeVoid", "%fn = OpTypeFunction %void"]
+    head += [f"%c{v} = OpConstant %uint {v}" for v in consts]
+    body = ["%k = OpFunction %void None %fn", "%entry = OpLabel"] + ops + ["OpReturn", "OpFunctionEnd"]
+    return "\n".join(head + body) + "\n"
 
 def invalid(name, text, *needles):
     spv = assemble(name, text)
@@ -129,6 +140,35 @@ elif CASE == "bad_scope":
 elif CASE == "bad_order":
     invalid("wait_first", module([wait(2, 258), arrive(2, 260)]), "before any arrive")
     invalid("double_arrive", module([arrive(2, 260), arrive(2, 260), wait(2, 258)]), "twice without a wait")
+elif CASE == "vulkan":
+    # SPV_EXT_split_barrier in a Vulkan shader: QueueFamily memory scope, the arrive's
+    # MakeAvailable (0x2000) and the wait's MakeVisible (0x4000) over workgroup memory (0x100);
+    # the lowered wait is AcquireRelease with both, and the module passes Vulkan's validator
+    arr, wt = 0x4 | 0x100 | 0x2000, 0x2 | 0x100 | 0x4000
+    consts = (1, 2, 5, arr, wt)
+    ops = [f"OpControlBarrierArriveINTEL %c2 %c5 %c{arr}", f"OpControlBarrierWaitINTEL %c2 %c5 %c{wt}",
+           f"OpControlBarrierArriveINTEL %c2 %c2 %c{arr}", f"OpControlBarrierWaitINTEL %c2 %c2 %c{wt}"]
+    spv = assemble("vk", shader_module(ops, consts), "spv1.5")
+    rc, out = run(WGSYNC, "spirv", "validate", spv)
+    expect(rc == 0 and "valid (0 issues)" in out, "vk: validate", out)
+    low = spv.replace(".spv", ".lowered.spv")
+    rc, out = run(WGSYNC, "spirv", "lower", spv, "-o", low)
+    expect(rc == 0, "vk: lower", out)
+    rc, out = run("spirv-val", "--target-env", "vulkan1.2", low)
+    expect(rc == 0, "vk: spirv-val --target-env vulkan1.2 of the lowered module", out)
+    rc, dis = run("spirv-dis", "--raw-id", low)
+    for gone in ("ArriveINTEL", "WaitINTEL", "SplitBarrier", "split_barrier"):
+        expect(gone not in dis, f"vk: '{gone}' left in the lowered module", dis)
+    sems = [int(l.split()[-1]) for l in dis.splitlines() if "OpConstant" in l]
+    expect(0x8 | 0x100 | 0x6000 in sems, "vk: no AcquireRelease|MakeAvailable|MakeVisible constant", dis)
+    print("vk: a Vulkan shader with SPV_EXT_split_barrier: valid, lowered, spirv-val (vulkan1.2) ok")
+    # what Vulkan does not allow, named with the EXT spelling the module declared
+    bad = shader_module([f"OpControlBarrierArriveINTEL %c2 %c0 %c{arr}", f"OpControlBarrierWaitINTEL %c2 %c0 %c{wt}"],
+                        (0, 2, arr, wt))
+    invalid("vk_crossdevice", bad, "OpControlBarrierArriveEXT", "Memory scope is CrossDevice", "QueueFamily (5)")
+    bad = shader_module([f"OpControlBarrierArriveINTEL %c2 %c2 %c{arr | 0x8000}", f"OpControlBarrierWaitINTEL %c2 %c2 %c{wt}"],
+                        (2, arr | 0x8000, wt))
+    invalid("vk_volatile", bad, "bits 0x8000")
 elif CASE == "missing_declarations":
     invalid("no_capability", module([arrive(2, 260), wait(2, 258)], cap=False), "SplitBarrierINTEL (6141)")
 elif CASE == "malformed":
