@@ -279,6 +279,43 @@ static int vulkan_count(wgs_device_t *dev, int checked, wgs_program_t **prog, wg
 #endif
 }
 
+/* 10^6 grid-barrier crossings (a participating group passing one barrier) with a message-passing
+ * check across each, plain and split alternating, 0 stale reads: in one launch on a GPU, in many
+ * on a GPU. Not on a CPU device: lavapipe ends a launch's loops after 65,535 iterations in all,
+ * the waits included, and when one of its workers is descheduled the other's waits spend the
+ * budget in a few barriers; back-to-back launches of 2 groups x 200-1000 barriers (2-core
+ * machine) ended so within 1-350 launches, reported every time (the missed barrier or the cut
+ * loop), never a stale read or a hang: a budget, not an ordering, problem. */
+static int t_crossings(wgs_device_t *dev, const wgs_device_info *in)
+{
+  if (in->is_cpu) {
+    printf("SKIP: 10^6 crossings on a GPU (on a CPU device the driver's loop budget ends "
+           "back-to-back persistent launches first: see the case's comment)\n");
+    return WGS_SKIP;
+  }
+  uint64_t crossings = 0, want = 1000000;
+  unsigned launches = 0;
+  while (crossings < want) {
+    wgs_selftest_config c;
+    memset(&c, 0, sizeof c);
+    c.local_size = 256;
+    c.rounds = 1000;
+    c.close_wait_us = -1; /* the device's default */
+    c.split = launches & 1;
+    wgs_selftest_result r;
+    int rc = wgs_barrier_selftest(dev, &c, &r);
+    CHECK_MSG(rc == WGS_OK, "launch %u: %s: %s", launches, wgs_status_name(rc), wgs_last_error());
+    CHECK_EQ(r.mismatches, 0);
+    CHECK_EQ(r.groups_done, r.launch.participants);
+    crossings += (uint64_t)r.launch.participants * r.rounds;
+    CHECK_MSG(++launches <= 100, "%u launches made only %llu crossings", launches,
+              (unsigned long long)crossings);
+  }
+  printf("%llu grid-barrier crossings in %u launches (plain and split), 0 stale reads\n",
+         (unsigned long long)crossings, launches);
+  return 0;
+}
+
 /* A SPIR-V module of WGS_TEST_SPV_DIR, built (split barriers lowered by the library). */
 static int vulkan_module(wgs_device_t *dev, const char *file, wgs_program_t **prog, wgs_kernel_t **k)
 {
@@ -557,6 +594,7 @@ static const struct {
     {"tools", t_tools},
     {"missed", t_missed},
     {"split_wg", t_split_wg},
+    {"crossings", t_crossings},
     {"link", t_link},
 };
 
