@@ -35,6 +35,8 @@
 #   scripts/gpu.sh vulkan  build + the Vulkan backend on NVIDIA's driver (the loader from .gl):
 #                          its tests, discovery against the bound, 10^6 barrier crossings, the
 #                          CLI latency beside CUDA's, grid.sync from wgsync-bench-shards
+#   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
+#                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
 #                          NVIDIA OpenCL grid barriers and the work-group split barrier
 # BASE_TAR=x.tar.gz (cuda mode): also build that source tree (git archive of an earlier commit)
@@ -79,9 +81,10 @@ fi
 vk=""
 if ls .gl/*.deb >/dev/null 2>&1; then
   for f in .gl/*.deb; do
-    case $f in *libvulkan-dev*|*glslang-tools*) dpkg -x "$f" /opt/vk ;; *) dpkg -x "$f" / ;; esac
+    case $f in *libvulkan-dev*|*glslang-tools*|*spirv-tools*) dpkg -x "$f" /opt/vk ;; *) dpkg -x "$f" / ;; esac
   done
   ldconfig
+  export PATH=$PATH:/opt/vk/usr/bin # spirv-as/-dis: the SPV_EXT_split_barrier test shader
   vk="-DWGS_VULKAN_INCLUDE_DIR=/opt/vk/usr/include -DWGS_GLSLANG=/opt/vk/usr/bin/glslangValidator"
   for j in /usr/share/vulkan/icd.d/nvidia_icd.json /etc/vulkan/icd.d/nvidia_icd.json \
            /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json; do
@@ -140,10 +143,21 @@ if [ "$mode" = vulkan ]; then   # the Vulkan backend on NVIDIA's driver, beside 
   stamp "devices"
   $W devices | tee "$R/devices.txt"
   stamp "ctest vulkan"
-  (cd build-gpu && timeout 240 ctest -j1 --timeout 60 -R 'backend\.vulkan\.(t2|cli)' --output-on-failure > "$R/ctest-vulkan.log" 2>&1)
-  grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-vulkan.log" | tail -20; pack
+  (cd build-gpu && timeout 240 ctest -j1 --timeout 60 -R 'backend\.vulkan\.(t2|t1\.jacobi|cli)' --output-on-failure > "$R/ctest-vulkan.log" 2>&1)
+  grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-vulkan.log" | tail -20
+  grep -E "crossings|split_0|split_ext|groups x" "$R/ctest-vulkan.log" | head -8; pack
+  if [ -n "${CUDA_CLI:-}" ]; then # the CLI's commands and the registry's cases on cuda:0
+    stamp "ctest cuda cli"
+    (cd build-gpu && timeout 200 ctest -j1 --timeout 60 -R '^cuda\.cli|^backend\.cuda' --output-on-failure > "$R/ctest-cuda-cli.log" 2>&1)
+    grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-cuda-cli.log" | tail -12; pack
+  fi
+  stamp "jacobi: persistent, one command buffer, a submit per step"
+  for n in 4096 65536 1048576; do
+    timeout 100 build-gpu/bench/wgsync-bench-jacobi-vk -n vulkan --size $n --steps 1000 --runs 7 --csv "$R/jacobi-$n.csv" || echo "jacobi $n failed"
+  done
+  pack
   stamp "discovery against the bound"
-  for lt in 256 1024; do
+  for lt in 256 32 1024; do
     timeout 60 $W discover -n vulkan --bound --runs 10 --local-size $lt --json > "$R/discover-vulkan-$lt.json" || echo "discover vulkan $lt failed"
     timeout 60 $W discover -n cuda --bound --runs 10 --local-size $lt --json > "$R/discover-cuda-$lt.json" || echo "discover cuda $lt failed"
   done
@@ -162,6 +176,30 @@ PY
   stamp "grid.sync and the counter barrier's shapes (CUDA)"
   timeout 150 build-gpu/bench/wgsync-bench-shards "$R" > "$R/bench-shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"
   grep -iE "grid.sync|shape|us" "$R/bench-shards.log" | head -30; pack
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = vkshapes ]; then   # the Vulkan barrier's shapes through the tuning hook
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  stamp "ctest vulkan"
+  (cd build-gpu && timeout 200 ctest -j1 --timeout 60 -R 'backend\.vulkan\.(t2|cli)' --output-on-failure > "$R/ctest-vulkan.log" 2>&1)
+  grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-vulkan.log" | tail -20
+  for i in 1 2 3; do timeout 60 $W barrier -n vulkan --rounds 1000 --local-size 256 | grep -E "passed|WGS_E"; done
+  timeout 60 $W barrier -n vulkan --rounds 1000 --local-size 256 --split | grep -E "passed|WGS_E"; pack
+  stamp "Vulkan latency under tuning values (bench/wgsync-tuned)"
+  echo "tuning,groups,threads,median_us,min_us,max_us" > "$R/vk-shapes.csv"
+  for tun in default "shards=0" "atom_min=0" "shards=0 atom_min=0" "shards=32,16,2000 atom_min=0"; do
+    for gt in ${VK_SHAPES:-132x256 264x256 528x256 1056x256 2112x128 4224x32 264x1024}; do
+      spec=$tun; [ "$tun" = default ] && spec=""
+      WGSYNC_TUNING="$spec" timeout 60 build-gpu/bench/wgsync-tuned latency -n vulkan --json --groups ${gt%x*} --local-size ${gt#*x} \
+        --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $tun $gt failed"; continue; }
+      python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(f"{sys.argv[2]},{d[\"groups\"]},{d[\"local_size\"]},{d[\"median_us\"]:.4f},{d[\"min_us\"]:.4f},{d[\"max_us\"]:.4f}")' "$R/lat.json" "$tun" >> "$R/vk-shapes.csv"
+    done
+  done
+  cat "$R/vk-shapes.csv"; pack
+  stamp "latency, CUDA (same machine)"
+  LAT_DEVS="cuda" LAT_KINDS=counter LAT_SHAPES="${VK_SHAPES:-132x256 264x256 528x256 1056x256 2112x128 4224x32 264x1024}" cli_latency; pack
   stamp done
   exit 0
 fi
