@@ -160,12 +160,20 @@ if [ "$mode" = vulkan ]; then   # the Vulkan backend on NVIDIA's driver, beside 
   for lt in 256 32 1024; do
     timeout 60 $W discover -n vulkan --bound --runs 10 --local-size $lt --json > "$R/discover-vulkan-$lt.json" || echo "discover vulkan $lt failed"
     timeout 60 $W discover -n cuda --bound --runs 10 --local-size $lt --json > "$R/discover-cuda-$lt.json" || echo "discover cuda $lt failed"
+    # over-provisioned 4x the bound: recall and the protocol's time when most groups are turned away
+    b=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bound"])' "$R/discover-vulkan-$lt.json" 2>/dev/null || echo 0)
+    if [ "$b" -gt 0 ] 2>/dev/null; then
+      for dv in vulkan cuda; do
+        timeout 60 $W discover -n $dv --bound --runs 10 --local-size $lt --groups $((4 * b)) --json \
+          > "$R/discover4x-$dv-$lt.json" 2>/dev/null || echo "discover 4x $dv $lt failed"
+      done
+    fi
   done
   python3 - "$R" <<'PY'
 import json, sys, glob, os
-for f in sorted(glob.glob(sys.argv[1] + "/discover-*.json")):
+for f in sorted(glob.glob(sys.argv[1] + "/discover*.json")):
     d = json.load(open(f))
-    print(os.path.basename(f), "bound", d.get("bound"), "recall", d.get("recall"), "participants", d["participants"], "kernel_us", d["kernel_us"]["median"])
+    print(os.path.basename(f), "launched", d.get("launched"), "bound", d.get("bound"), "recall", d.get("recall"), "participants", d["participants"], "protocol_us", d["protocol_us"]["median"], "kernel_us", d["kernel_us"]["median"])
 PY
   pack
   stamp "barrier: 10^6 crossings"
@@ -194,7 +202,11 @@ if [ "$mode" = vkshapes ]; then   # the Vulkan barrier's shapes through the tuni
       spec=$tun; [ "$tun" = default ] && spec=""
       WGSYNC_TUNING="$spec" timeout 60 build-gpu/bench/wgsync-tuned latency -n vulkan --json --groups ${gt%x*} --local-size ${gt#*x} \
         --rounds 2000 --runs 7 > "$R/lat.json" || { echo "latency $tun $gt failed"; continue; }
-      python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(f"{sys.argv[2]},{d[\"groups\"]},{d[\"local_size\"]},{d[\"median_us\"]:.4f},{d[\"min_us\"]:.4f},{d[\"max_us\"]:.4f}")' "$R/lat.json" "$tun" >> "$R/vk-shapes.csv"
+      python3 - "$R/lat.json" "$tun" >> "$R/vk-shapes.csv" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(f'{sys.argv[2]},{d["groups"]},{d["local_size"]},{d["median_us"]:.4f},{d["min_us"]:.4f},{d["max_us"]:.4f}')
+PY
     done
   done
   cat "$R/vk-shapes.csv"; pack

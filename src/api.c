@@ -287,8 +287,12 @@ int wgs__state_result_locked(wgs_state_t *st, wgs_launch_result *res_out)
     if (!t)
       return wgs__fail(WGS_ENOMEM, "wgs_state_result: out of memory");
     rc = h->ops->read_words(st, half + WGS_OFF_TIME(mg), n, t);
-    if (rc == WGS_OK)
+    if (rc == WGS_OK) {
+      double tick = wgs__head(h->dev)->stamp_tick_ns;
       res->protocol_us = wgs__protocol_us(t, lr.launched);
+      if (res->protocol_us > 0 && tick > 0)
+        res->protocol_us *= tick;
+    }
     free(t);
   }
   return rc;

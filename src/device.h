@@ -124,7 +124,8 @@ int wgs__launch_sync_locked(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_c
 /* The first fields of every backend's device. */
 #define WGS__DEVICE_HEAD                                                                     \
   const wgs__backend_ops *ops; /* the backend that opened it */                              \
-  wgs_device_info info
+  wgs_device_info info;                                                                      \
+  double stamp_tick_ns /* ns per tick of the protocol's timestamps (0: they count ns) */
 
 typedef struct wgs__device_head {
   WGS__DEVICE_HEAD;

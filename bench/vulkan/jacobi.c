@@ -10,7 +10,10 @@
  * The two loop forms use the Vulkan device, queue and buffers wgsync opened (its private
  * src/vulkan/vk_internal.h: measurement code only), so all three run on the same objects.
  *
- *   wgsync-bench-jacobi-vk [-n vulkan:N] [--size N] [--steps S] [--local L] [--runs R] [--csv F]
+ *   wgsync-bench-jacobi-vk [-n vulkan:N] [--size N] [--steps S] [--local L] [--groups G]
+ *                          [--runs R] [--csv F]
+ * The persistent form launches as many groups as the grid has work for, at most the
+ * over-provisioned default (discovery keeps those that run at once), or --groups.
  * Prints one line per form: microseconds per step (median, min, max of R runs after a warm-up)
  * and the check; exit 1 when a form's result differs from the host's.
  */
@@ -196,7 +199,7 @@ static void loop_forms_free(loop_forms *lf)
 int main(int argc, char **argv)
 {
   const char *name = "vulkan", *csv = NULL;
-  uint32_t n = 1u << 16, steps = 1000, local = 256, runs = 7;
+  uint32_t n = 1u << 16, steps = 1000, local = 256, runs = 7, user_groups = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "-n") && v) name = v, i++;
@@ -204,9 +207,10 @@ int main(int argc, char **argv)
     else if (!strcmp(a, "--steps") && v) steps = (uint32_t)strtoul(v, NULL, 10), i++;
     else if (!strcmp(a, "--local") && v) local = (uint32_t)strtoul(v, NULL, 10), i++;
     else if (!strcmp(a, "--runs") && v) runs = (uint32_t)strtoul(v, NULL, 10), i++;
+    else if (!strcmp(a, "--groups") && v) user_groups = (uint32_t)strtoul(v, NULL, 10), i++;
     else if (!strcmp(a, "--csv") && v) csv = v, i++;
     else DIE("usage: wgsync-bench-jacobi-vk [-n vulkan:N] [--size N] [--steps S] [--local L] "
-             "[--runs R] [--csv FILE] (got '%s')", a);
+             "[--groups G] [--runs R] [--csv FILE] (got '%s')", a);
   }
   if (n < 2 || steps < 1 || runs < 1 || runs > 1000 || local < 1 || local > 1024)
     DIE("--size >= 2, --steps >= 1, --runs 1..1000, --local 1..1024");
@@ -252,7 +256,13 @@ int main(int argc, char **argv)
   OK(wgs_program_build_il(dev, words, nw, NULL, &prog));
   free(words);
   OK(wgs_kernel_create(prog, "main", &k));
-  uint32_t groups = wgs_default_groups(dev, local);
+  /* right-sized: no more groups than the grid has work for (at most the over-provisioned
+   * default, of which discovery keeps those that run at once); --groups sets it */
+  uint32_t need = (n + local - 1) / local, groups = wgs_default_groups(dev, local);
+  if (user_groups)
+    groups = user_groups;
+  else if (need < groups)
+    groups = need;
   wgs_state_t *st;
   OK(wgs_state_create(dev, groups, &st));
   OK(wgs_kernel_set_arg_buffer(k, 1, bu));

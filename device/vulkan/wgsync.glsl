@@ -382,6 +382,18 @@ uint wgsi_poll_locked(uint s, uint group)
   return id;
 }
 
+/* A participant's protocol start and end in clock ticks (timed launches: the host scales them by
+ * the clock's measured rate), as wgs__stamp in device/common/wgs_core.h. */
+void wgsi_stamp(uint s, uint mg, uint group, uint64_t t0)
+{
+  uint t = s + WGS_OFF_TIME(mg) + 4u * group;
+  uint64_t t1 = wgsi_timer();
+  wgsi_st_rlx(t, uint(t0));
+  wgsi_st_rlx(t + 1u, uint(t0 >> 32));
+  wgsi_st_rlx(t + 2u, uint(t1));
+  wgsi_st_rlx(t + 3u, uint(t1 >> 32));
+}
+
 /* wgs_discover: first in the shader, from every invocation, outside any condition; 1-D
  * dispatches. Returns true when this group takes part (the same answer for the whole group). */
 bool wgsi_discover(out wgs_env env, uint site)
@@ -393,6 +405,7 @@ bool wgsi_discover(out wgs_env env, uint site)
   uint s = WGS_HALF(mg, 0u);
   if (lid == 0u) {
     uint id = WGS_NOT_PARTICIPATING;
+    uint64_t t0 = wgsi_cfg(WGS_CFG_TIMED) != 0u ? wgsi_timer() : uint64_t(0);
     if (group < mg) {
       /* a second call in a group answers as the first did, and checked builds report it */
       if (wgsi_add_rlx(s + WGS_OFF_CALLS(mg) + group, 1u) != 0u) {
@@ -404,6 +417,8 @@ bool wgsi_discover(out wgs_env env, uint site)
              : wgsi_cfg(WGS_CFG_LOCK) == WGS_LOCK_KIND_FREE ? wgsi_poll(s, group, mg)
                                                             : wgsi_poll_locked(s, group);
         wgsi_st_rlx(s + WGS_OFF_MAP(mg) + group, id);
+        if (id != WGS_NOT_PARTICIPATING && wgsi_cfg(WGS_CFG_TIMED) != 0u)
+          wgsi_stamp(s, mg, group, t0);
       }
     }
     wgsi_sh[0] = id;

@@ -91,6 +91,7 @@ int wgs__vk_clock_rate(wgs__vk_device *d, double *ticks_per_us)
     if (rc == WGS_OK) {
       d->ticks_per_us = (double)ticks / (host[2] - host[1]);
       d->clock32 = clock32;
+      d->stamp_tick_ns = 1e3 / d->ticks_per_us; /* the protocol's stamps are clock ticks */
     }
     tool_close(&t);
   }
