@@ -120,10 +120,13 @@ uint wgsi_cfg(uint word) { return wgs_w[WGS_G_CONFIG + word]; }
 /* Some drivers cap the iterations of a shader invocation's loops: lavapipe ends them after
  * 65,535 in all, silently, and merges the relaxed loads of one round into one, so that a spin
  * of one poll a round lasts about 0.4 ms in all (measured, 2 worker threads). On a CPU device
- * the host sets this specialisation constant, and each round of a spin also runs a chain of 256
- * dependent square roots (about 1 us): the budget then holds about 70 ms of waiting in all (the
- * host bounds checked spins on a CPU device to 30 ms, so a report still has rounds left), and a
- * waiter wakes at most a round late. Measured and dropped: atomic adds or clock reads as the
+ * the host sets this specialisation constant, and each round of a spin also runs a chain of 512
+ * dependent square roots (about 2 us): the budget then holds about 135 ms of waiting in all
+ * (measured: a lone spin was cut after 135 ms, 65,528 rounds; the host bounds checked spins on
+ * a CPU device to 60 ms, so a report still has rounds left), and a waiter wakes at most a round
+ * late. 256 roots (63 ms) let a loaded 2-core machine (one busy process beside lavapipe's two
+ * workers) spend a persistent kernel's budget in its barriers' waits; 1024 made a barrier cost
+ * 204 us (2 groups x 64), against 103 us now. Measured and dropped: atomic adds or clock reads as the
  * pause (lavapipe's compiler took minutes over 256 atomics a round; it merges straight-line
  * clock reads), and the loads unrolled (merged). The price: lavapipe runs a loop's body once in
  * every 8-lane slice of the group, masked, even where no lane waits, so a barrier costs tens of
@@ -139,8 +142,12 @@ layout(constant_id = 2000) const bool WGS_CPU_PAUSE = false;
 void wgsi_pause(uint s)
 {
   if (WGS_CPU_PAUSE) {
-    float x = float(s); /* a chain of dependent square roots: slow to run, quick to compile */
-    WGSI_R4(WGSI_R4(WGSI_R4(WGSI_R4(WGSI_PAUSE_STEP))))
+    /* a chain of dependent square roots: slow to run, quick to compile. Seeded by the clock:
+     * from a loop-invariant seed (the state's base) the compiler hoisted the whole chain out
+     * of discovery's wait loop, whose rounds then took 50 ns, not 1 us, and lavapipe cut a
+     * participant's wait after 3.3 ms (65,534 rounds) on a loaded machine */
+    float x = float(uint(wgsi_timer()) & 1023u) + float(s);
+    WGSI_R4(WGSI_R4(WGSI_R4(WGSI_R4(WGSI_PAUSE_STEP WGSI_PAUSE_STEP))))
     atomicStore(wgs_w[s + WGS_W_PAUSE], floatBitsToUint(x), WGSI_SCOPE, WGSI_BUF,
                 gl_SemanticsRelaxed); /* (nobody reads it: keeps the chain) */
   }

@@ -205,14 +205,13 @@ int wgs__vk_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config *
   if (cfg->state_arg >= WGS_VK_ARGS)
     return wgs__fail(WGS_EINVAL, "wgs_launch: state_arg %u (the state's binding; at most %u)",
                      cfg->state_arg, WGS_VK_ARGS - 1);
-  /* On a CPU device a checked spin gives up after 30 ms unless told otherwise: lavapipe's loop
-   * budget (device/vulkan/wgsync.glsl) holds about 70 ms of waiting (measured, 2 worker
-   * threads), and a spin that gives up within it still has the rounds to name the groups that
-   * never came. */
+  /* On a CPU device a checked spin gives up after 60 ms unless told otherwise: lavapipe's loop
+   * budget (device/vulkan/wgsync.glsl) holds about 135 ms of waiting, and a spin that gives up
+   * within it still has the rounds to name the groups that never came. */
   wgs_launch_config cpu_cfg;
   if (d->info.is_cpu && cfg->timeout_ms <= 0) {
     cpu_cfg = *cfg;
-    cpu_cfg.timeout_ms = 30;
+    cpu_cfg.timeout_ms = 60;
     cfg = &cpu_cfg;
   }
   int checked = k->prog->checked;
