@@ -145,7 +145,9 @@ if [ "$mode" = vulkan ]; then   # the Vulkan backend on NVIDIA's driver, beside 
   stamp "ctest vulkan"
   (cd build-gpu && timeout 240 ctest -j1 --timeout 60 -R 'backend\.vulkan\.(t2|t1\.jacobi|t1\.launch|cli)' --output-on-failure > "$R/ctest-vulkan.log" 2>&1)
   grep -E "tests passed|Failed|\*\*\*|Not Run" "$R/ctest-vulkan.log" | tail -20
-  grep -E "crossings|split_0|split_ext|groups x" "$R/ctest-vulkan.log" | head -8; pack
+  for c in crossings split_wg launch missed; do
+    timeout 60 build-gpu/tests/test_backends vulkan $c 2>&1 | tail -3 | tee -a "$R/vulkan-cases.txt"
+  done; pack
   if [ -n "${CUDA_CLI:-}" ]; then # the CLI's commands and the registry's cases on cuda:0
     stamp "ctest cuda cli"
     (cd build-gpu && timeout 200 ctest -j1 --timeout 60 -R '^cuda\.cli|^backend\.cuda' --output-on-failure > "$R/ctest-cuda-cli.log" 2>&1)
