@@ -143,6 +143,33 @@ static int t_bound(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
+/* Recall: the bound by the unsafe search, then discovery over 4x that many groups finds all of
+ * them, with the ticket lock of Fig. 3 and with the lock-free protocol, in every one of 3 runs
+ * each (Sorensen et al. 2016 §5.1's measure; the device's close wait). */
+static int t_recall(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  wgs_occupancy_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 64;
+  c.close_wait_us = -1;
+  uint32_t bound = 0;
+  CHECK_OK(wgs_occupancy_bound(dev, &c, 0, NULL, NULL, &bound));
+  CHECK(bound >= 1);
+  const wgs_lock locks[2] = {WGS_LOCK_TICKET, WGS_LOCK_FREE};
+  for (int l = 0; l < 2; l++)
+    for (int run = 0; run < 3; run++) {
+      c.lock = locks[l];
+      c.groups = 4 * bound;
+      wgs_launch_result r;
+      CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
+      printf("%s, run %d: %u of %u launched took part; bound %u\n", l ? "lock-free" : "ticket",
+             run, r.participants, r.launched, bound);
+      CHECK_EQ(r.participants, bound);
+    }
+  return 0;
+}
+
 static int selftest(wgs_device_t *dev, wgs_barrier kind, int split)
 {
   wgs_selftest_config c;
@@ -589,6 +616,7 @@ static const struct {
     {"missed", t_missed},
     {"split_wg", t_split_wg},
     {"crossings", t_crossings},
+    {"recall", t_recall},
     {"link", t_link},
 };
 
