@@ -64,6 +64,7 @@ void json_bool(json_w *j, const char *key, int v);
 void json_finish(json_w *j);
 
 void cli_now_iso(char *buf, size_t cap);
+double cli_now_s(void); /* a monotonic clock, seconds */
 /* min, median, max and mean of the values >= 0 (negative ones mean "not measured") */
 typedef struct {
   double min, median, max, mean;
@@ -76,7 +77,10 @@ void cli_device_json(json_w *j, const char *key, const wgs_device_info *in);
 void cli_print_header(const wgs_device_info *in);
 const char *cli_atomics_name(wgs_atomics a);
 const char *cli_lock_name(wgs_lock l);
+/* Reports a failed call (stderr; with --json also a JSON object on stdout: tool, command, date,
+ * status, error, detail) and returns the exit status 1. */
 int cli_fail(const char *cmd, int rc);
+extern int cli_json_errors; /* set when --json was given (cli_fail writes the object) */
 size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
 
 /* cli/options.c: the usage text; argv[1] is the command. cli_parse returns -1 to go on, else

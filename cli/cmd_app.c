@@ -56,6 +56,19 @@ static int parse_forms(const char *s, int cuda, app_form *out, int *count)
   return 0;
 }
 
+/* Generation's progress on stderr, once a second at most and only after the first second (a
+ * small graph prints nothing more). */
+static void graph_progress(const char *what, uint64_t done, uint64_t total, void *ctx)
+{
+  static double last;
+  double start = *(const double *)ctx, now = cli_now_s();
+  if (now - start < 1.0 || now - last < 1.0)
+    return;
+  last = now;
+  fprintf(stderr, "wgsync app: generating %s: %llu of %llu edges (%.0f%%)\n", what,
+          (unsigned long long)done, (unsigned long long)total, 100.0 * (double)done / (double)total);
+}
+
 int cmd_app(const cli_opts *o, cli_target *t)
 {
   app_id a;
@@ -73,15 +86,22 @@ int cmd_app(const cli_opts *o, cli_target *t)
   app_graph g;
   const char *spec = o->graph ? o->graph : "rmat:14";
   uint32_t maxw = o->max_weight ? o->max_weight : 10000;
-  if (!o->quiet)
+  double t0 = cli_now_s();
+  if (!o->quiet) {
     fprintf(stderr, "wgsync app: loading %s\n", spec);
+    app_graph_set_progress(graph_progress, &t0);
+  }
   int rc = app_graph_from_spec(spec, maxw, o->seed, &g, err, sizeof err);
   if (!rc && app_needs_symmetric(a) && !g.symmetric)
     rc = app_graph_symmetrize(&g, err, sizeof err);
+  app_graph_set_progress(NULL, NULL);
   if (rc) {
     fprintf(stderr, "wgsync app: %s\n", err);
     return 1;
   }
+  if (!o->quiet)
+    fprintf(stderr, "wgsync app: loaded %s: %u nodes, %u edges%s in %.1f s\n", g.name, g.n, g.m,
+            g.symmetric ? " (symmetric)" : "", cli_now_s() - t0);
   app_options ao;
   app_options_init(&ao);
   ao.local_size = cli_resolve_local_size(&t->info, o->local_size);

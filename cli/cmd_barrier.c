@@ -21,8 +21,10 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
   c.split = o->split;
   if (!o->json) {
     cli_print_header(&in);
-    printf("barrier  %u grid barriers, message-passing check across each, local size %zu, %s build\n",
-           c.rounds, c.local_size, c.unchecked ? "unchecked" : "checked");
+    printf("barrier  %u %s grid barriers%s, message-passing check across each, local size %zu, "
+           "%s build\n", c.rounds, c.barrier == WGS_BARRIER_XF ? "xf" : "counter",
+           c.split ? " (split: arrive, work, wait)" : "", c.local_size,
+           c.unchecked ? "unchecked" : "checked");
     fflush(stdout);
   }
   wgs_selftest_result r;
@@ -37,6 +39,8 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
     json_str(&j, "lock", cli_lock_name(c.lock));
     json_bool(&j, "checked", !c.unchecked);
     json_str(&j, "discovery", c.discovery == WGS_DISCOVERY_ALL ? "all" : "protocol");
+    json_str(&j, "barrier", c.barrier == WGS_BARRIER_XF ? "xf" : "counter");
+    json_bool(&j, "split", c.split);
     json_end_obj(&j);
     json_str(&j, "status", wgs_status_name(rc));
     json_str(&j, "detail", rc ? wgs_last_error() : "");

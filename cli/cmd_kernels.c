@@ -12,6 +12,23 @@ int cmd_kernels(const cli_opts *o, cli_target *t)
   /* wgs_calibrate (the spin clock) exists where spins are timed by calibration: OpenCL */
   static const char *names[] = {"wgs_micro", "wgs_mp", "wgs_latency", "wgs_calibrate"};
   unsigned n_names = in.backend == WGS_BACKEND_OPENCL ? 4 : 3;
+  /* Everything asked of the device first, so that a failure is reported (a JSON object under
+   * --json) before any output: the pass below asks again (the tools' programs are the
+   * device's) and prints. */
+  for (int checked = 0; checked < 2; checked++) {
+    wgs_program_t *prog;
+    int rc = wgs_tools_program(dev, checked, &prog);
+    for (unsigned i = 0; i < n_names && rc == WGS_OK; i++) {
+      wgs_kernel_t *k;
+      wgs_kernel_resources r;
+      if ((rc = wgs_kernel_create(prog, names[i], &k)) == WGS_OK) {
+        rc = wgs_kernel_get_resources(k, &r);
+        wgs_kernel_release(k);
+      }
+    }
+    if (rc != WGS_OK)
+      return cli_fail("kernels", rc);
+  }
   json_w j;
   if (o->json) {
     cli_json_open(&j, "kernels");

@@ -31,6 +31,10 @@ int main(int argc, char **argv)
     cli_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+    printf("wgsync %s\n", WGS_VERSION_STRING);
+    return 0;
+  }
   const char *cmd = argv[1];
   if (!strcmp(cmd, "spirv"))
     return cmd_spirv(argc, argv);
@@ -38,6 +42,7 @@ int main(int argc, char **argv)
   int parsed = cli_parse(argc, argv, &o);
   if (parsed >= 0)
     return parsed;
+  cli_json_errors = o.json;
   if (!strcmp(cmd, "devices"))
     return cmd_devices(&o);
   cli_target tgt;

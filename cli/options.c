@@ -20,21 +20,22 @@ void cli_usage(FILE *f)
 {
   fputs(
       "usage: wgsync <command> [options]   (wgsync <command> --help: that command's options)\n"
+      "       wgsync --version\n"
       "\n"
       "commands:\n"
-      "  devices    list the devices of every backend (OpenCL, CUDA) with what matters to wgsync\n"
+      "  devices    list the devices of every backend (OpenCL, CUDA, Vulkan) with what matters to wgsync\n"
       "  discover   run occupancy discovery R times; counts, min/median/max, protocol time\n"
       "  bound      find the occupancy bound by the unsafe search of Sorensen et al. 2016 §5.1\n"
       "  barrier    grid-barrier self-test: K barriers with a message-passing check\n"
       "  demo       devices, discover (with recall against the bound), barrier, app bfs\n"
       "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
-      "  spirv      validate FILE | lower FILE -o OUT: SPIR-V split barriers (SPV_INTEL_split_barrier)\n"
+      "  spirv      validate FILE | lower FILE -o OUT: SPIR-V split barriers (SPV_INTEL/EXT_split_barrier)\n"
       "  latency    grid-barrier latency over exactly --groups groups (--rounds K, --runs R)\n"
       "  app NAME   graph application bfs|sssp|mis|color|bc: host loop of kernels vs persistent\n"
       "             kernel (and more forms on CUDA), each run checked against a CPU reference\n"
       "\n"
       CLI_DEVICE_HELP
-      "output:  --json   -q, --quiet (no progress on stderr)\n"
+      "output:  --json (errors too: an object with status, error, detail)   -q, --quiet (no progress)\n"
       "launch:  --local-size N (256)   --local-mem BYTES|max (1)   --groups N (over-provisioned)\n"
       "         --lock free|ticket|spin (free: default) --delay N (lock rounds, §5.4)   --wait-us X (close wait)\n"
       "         --timeout-ms X (checked spin bound)\n"
@@ -150,6 +151,7 @@ static const struct {
                 "groups is an error, not a hang): median, min and max over the runs.\n\n"
                 "  --groups G         groups (required)\n"
                 "  --local-size L (256)   --barrier xf|counter   --rounds K (barriers per run: 2000)\n"
+                "  --split            the split barrier: arrive, then wait at once\n"
                 "  --runs R           runs (7)\n"},
     {"kernels", "usage: wgsync kernels [-q]\n\n"
                 "Resources of wgsync's own kernels on the device (registers where the driver says,\n"

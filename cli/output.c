@@ -102,6 +102,13 @@ void cli_now_iso(char *buf, size_t cap)
   strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+double cli_now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 void cli_json_open(json_w *j, const char *command)
 {
   char date[32];
@@ -177,8 +184,19 @@ void cli_print_header(const wgs_device_info *in)
   printf("atomics  %s\n", cli_atomics_name(in->atomics));
 }
 
+int cli_json_errors;
+
 int cli_fail(const char *cmd, int rc)
 {
+  if (cli_json_errors) { /* a script reading --json gets an object, not text */
+    json_w j;
+    cli_json_open(&j, cmd);
+    json_str(&j, "status", wgs_status_name(rc));
+    json_str(&j, "error", wgs_strerror(rc));
+    json_str(&j, "detail", wgs_last_error());
+    json_end_obj(&j);
+    json_finish(&j);
+  }
   fprintf(stderr, "wgsync %s: %s (%s)\n%s\n", cmd, wgs_strerror(rc), wgs_status_name(rc),
           wgs_last_error());
   return 1;

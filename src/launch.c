@@ -102,8 +102,8 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
    * library (src/opencl/cl_device.c) and then may report misuse: unchecked means unchecked,
    * so it is not decoded (its spins have no bound, so no deadlock report can come from it). */
   uint32_t code = lr->checked ? e[WGS_ERR_CODE] : 0;
-  if (code == WGS_DEV_ERR_SPLIT)
-    return wgs__fail(WGS_EDEADLOCK, "%ssplit grid barrier misused at user line %u (instance %u) "
+  if (code == WGS_DEV_ERR_SPLIT) /* a broken rule, as every other misuse */
+    return wgs__fail(WGS_EMISUSE, "%ssplit grid barrier misused at user line %u (instance %u) "
                                     "by group %u: a wait without an arrive, or two arrives "
                                     "without a wait", who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE],
                      e[WGS_ERR_REPORTER]);

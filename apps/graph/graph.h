@@ -61,6 +61,11 @@ int app_graph_random(uint32_t scale, uint32_t degree, uint32_t max_weight, uint6
 int app_graph_grid(uint32_t w, uint32_t h, uint32_t max_weight, uint64_t seed, app_graph *g,
                    char *err, size_t errlen);
 
+/* Progress of the generators: fn(what, done, total, ctx) about every 2^20 edges they make (what:
+ * "kron", "rmat", ...). NULL: none (the default). Not thread-safe: set it before generating. */
+typedef void (*app_graph_progress_fn)(const char *what, uint64_t done, uint64_t total, void *ctx);
+void app_graph_set_progress(app_graph_progress_fn fn, void *ctx);
+
 /* "rmat:SCALE[:EF]", "random:SCALE[:DEG]" (alias r4), "grid:W[xH]", or a file path. */
 int app_graph_from_spec(const char *spec, uint32_t max_weight, uint64_t seed, app_graph *g,
                         char *err, size_t errlen);

@@ -14,6 +14,15 @@
 
 uint32_t app_priority(uint32_t v) { return APP_PRIORITY(v); }
 
+static app_graph_progress_fn progress_fn;
+static void *progress_ctx;
+
+void app_graph_set_progress(app_graph_progress_fn fn, void *ctx)
+{
+  progress_fn = fn;
+  progress_ctx = ctx;
+}
+
 static int check_scale(uint32_t scale, char *err, size_t errlen)
 {
   if (scale < 1 || scale > 28) {
@@ -56,6 +65,8 @@ static int rmat_gen(uint32_t scale, uint32_t edge_factor, double a, double b, do
     }
   }
   for (uint64_t i = 0; i < m; ++i) {
+    if (progress_fn && (i & ((1u << 20) - 1)) == 0)
+      progress_fn(kind, i, m, progress_ctx);
     uint32_t u = 0, v = 0;
     for (uint32_t bit = 0; bit < scale; ++bit) {
       double r = (double)(app_rng_next(&s) >> 11) * 0x1.0p-53;
