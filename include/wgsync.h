@@ -396,7 +396,8 @@ int wgs_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_word
                          const char *options, wgs_program_t **out);
 
 /* Device lib source that wgs_program_build puts in front of user code (for users who build
- * their own programs: see wgsync_opencl.h). */
+ * their own programs: see wgsync_opencl.h). It ends with `#line 1 "user"`, so that checked
+ * builds name the user's own line numbers when the user's source follows it. */
 const char *wgs_device_library_source(void);
 
 #ifdef __cplusplus

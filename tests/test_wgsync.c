@@ -550,7 +550,9 @@ static int case_interop(void)
   const char *src = "__kernel void loop(__global uint *wgs, uint rounds, __global uint *out)\n"
                     "{\n  wgs_env e;\n  if (wgs_discover(wgs, &e)) {\n"
                     "    for (uint r = 0u; r < rounds; ++r)\n      wgs_grid_barrier(&e);\n"
-                    "    if (e.local_id == 0u)\n      atomic_inc(&out[0]);\n  }\n}\n";
+                    "    if (e.local_id == 0u)\n      atomic_inc(&out[0]);\n  }\n}\n"
+                    "__kernel void twice(__global uint *wgs)\n{\n  wgs_env e, f;\n"
+                    "  wgs_discover(wgs, &e);\n  wgs_discover(wgs, &f); /* line 15 */\n}\n";
   const char *parts[2] = {wgs_device_library_source(), src};
   uint32_t groups = wgs_default_groups(dev, LOCAL), rounds = 300;
   wgs_state_t *st;
@@ -606,6 +608,16 @@ static int case_interop(void)
     clReleaseEvent(ev2);
     clReleaseEvent(ev3);
     clReleaseKernel(k);
+    if (checked) { /* a report names the user's line: the library's text ends with #line 1 */
+      cl_kernel t = clCreateKernel(prog, "twice", &err);
+      CHECK_EQ(err, CL_SUCCESS);
+      cfg.timeout_ms = 2000;
+      rc = wgs_launch_opencl(st, t, &cfg, &r);
+      printf("second wgs_discover: %s: %s\n", wgs_status_name(rc), wgs_last_error());
+      CHECK_EQ(rc, WGS_EMISUSE);
+      CHECK(strstr(wgs_last_error(), "at user line 15 ") != NULL);
+      clReleaseKernel(t);
+    }
     clReleaseProgram(prog);
   }
   clReleaseMemObject(out);

@@ -1,6 +1,7 @@
 /*
  * OpenCL backend: building user programs with the device library in front, kernels, buffers.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,25 @@
 #include "cl_internal.h"
 #include "../tuning.h"
 
-const char *wgs_device_library_source(void) { return wgs__device_lib_source; }
+/* The library ends with `#line 1 "user"`, as wgs_program_build puts it before the user's source:
+ * a program built from this text followed by the user's names the user's lines in its reports
+ * (line 7 of theirs, not 1723). */
+static char *lib_with_line;
+static void make_lib_with_line(void)
+{
+  static const char tail[] = "\n#line 1 \"user\"\n";
+  size_t n = strlen(wgs__device_lib_source);
+  if ((lib_with_line = malloc(n + sizeof tail))) {
+    memcpy(lib_with_line, wgs__device_lib_source, n);
+    memcpy(lib_with_line + n, tail, sizeof tail);
+  }
+}
+const char *wgs_device_library_source(void)
+{
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, make_lib_with_line);
+  return lib_with_line ? lib_with_line : wgs__device_lib_source;
+}
 
 /* src/tuning.h's device_lib replaces the embedded device library (for developing it). */
 static char *read_file(const char *path)
