@@ -65,6 +65,10 @@ void json_finish(json_w *j);
 
 void cli_now_iso(char *buf, size_t cap);
 double cli_now_s(void); /* a monotonic clock, seconds */
+/* The remedy when discovery closed before every group the device runs at once had polled
+ * (wgs_launch_result.expected): in `runs` runs, `short_runs` did. */
+void cli_short_note(char *buf, size_t cap, uint32_t short_runs, uint32_t runs, uint32_t expected,
+                    double close_wait_us);
 /* min, median, max and mean of the values >= 0 (negative ones mean "not measured") */
 typedef struct {
   double min, median, max, mean;

@@ -46,6 +46,7 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
     json_str(&j, "detail", rc ? wgs_last_error() : "");
     json_int(&j, "launched", r.launch.launched);
     json_int(&j, "participants", r.launch.participants);
+    json_int(&j, "expected", r.launch.expected);
     json_int(&j, "groups_done", r.groups_done);
     json_int(&j, "stale_reads", r.mismatches);
     json_num(&j, "kernel_us", r.launch.kernel_us);
@@ -60,6 +61,11 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
          r.launch.participants, r.launch.launched, r.rounds);
   printf("  kernel %.1f us, %.3f us per barrier (includes the writes and checks)\n",
          r.launch.kernel_us, r.launch.kernel_us / r.rounds);
+  if (r.launch.participants < r.launch.expected) {
+    char note[256];
+    cli_short_note(note, sizeof note, 1, 1, r.launch.expected, c.close_wait_us);
+    printf("  note: %s\n", note);
+  }
   printf("  PASS\n");
   return 0;
 }

@@ -122,7 +122,7 @@ int cmd_discover(const cli_opts *o, cli_target *t)
   uint32_t runs = o->runs;
   double *count = calloc(runs, sizeof *count), *proto = calloc(runs, sizeof *proto),
          *kern = calloc(runs, sizeof *kern);
-  uint32_t launched = 0;
+  uint32_t launched = 0, expected = 0, short_runs = 0;
   if (!o->json) {
     printf("discover %s lock, delay %u, close wait %s, local size %zu, local memory %zu B, %u runs\n",
            cli_lock_name(c.lock), c.delay,
@@ -138,6 +138,8 @@ int cmd_discover(const cli_opts *o, cli_target *t)
       return cli_fail("discover", rc);
     }
     launched = r.launched;
+    expected = r.expected;
+    short_runs += r.participants < r.expected;
     count[i] = r.participants;
     proto[i] = r.protocol_us;
     kern[i] = r.kernel_us;
@@ -175,6 +177,12 @@ int cmd_discover(const cli_opts *o, cli_target *t)
       json_int(&j, "bound", bound);
       json_num(&j, "recall", recall);
     }
+    json_int(&j, "expected", expected);
+    if (short_runs) {
+      char note[256];
+      cli_short_note(note, sizeof note, short_runs, runs, expected, c.close_wait_us);
+      json_str(&j, "note", note);
+    }
     json_end_obj(&j);
     json_finish(&j);
   } else {
@@ -188,6 +196,11 @@ int cmd_discover(const cli_opts *o, cli_target *t)
              "[min %.1f, max %.1f]\n", sk.median, sk.min, sk.max);
     if (bound)
       printf("  recall %.1f%% of the occupancy bound (%u)\n", 100 * recall, bound);
+    if (short_runs) {
+      char note[256];
+      cli_short_note(note, sizeof note, short_runs, runs, expected, c.close_wait_us);
+      printf("  note: %s\n", note);
+    }
   }
   free(count), free(proto), free(kern);
   return 0;

@@ -102,6 +102,17 @@ void cli_now_iso(char *buf, size_t cap)
   strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+void cli_short_note(char *buf, size_t cap, uint32_t short_runs, uint32_t runs, uint32_t expected,
+                    double close_wait_us)
+{
+  char wait[64] = "the device's default";
+  if (close_wait_us >= 0)
+    snprintf(wait, sizeof wait, "%.0f us", close_wait_us);
+  snprintf(buf, cap, "%u of %u runs closed with fewer than the %u groups this device runs at "
+           "once: the close wait (%s) ended before they all polled (a busy machine?); "
+           "--wait-us 200000 (close_wait_us) waits longer", short_runs, runs, expected, wait);
+}
+
 double cli_now_s(void)
 {
   struct timespec ts;

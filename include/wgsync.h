@@ -248,6 +248,12 @@ typedef struct {
   uint32_t err_arrived, err_expected;
   uint32_t err_missing_count;
   uint32_t err_missing[24]; /* participating ids that never arrived (first 24) */
+  /* Discovery: the groups this device runs at once that the close waited for (a CPU's worker
+   * threads; CUDA: the occupancy API's count for the kernel), at most those launched; 0 where
+   * unknown (other GPUs) or without discovery. participants < expected: the close wait ended
+   * before every running group polled (a loaded machine, workers started late): a longer
+   * close_wait_us finds them; the launch is correct either way. */
+  uint32_t expected;
 } wgs_launch_result;
 
 void wgs_launch_config_init(wgs_launch_config *cfg);

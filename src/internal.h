@@ -88,6 +88,7 @@ typedef struct {
   int entry_check;       /* check the entry counts after it (wgs__launch_ctx) */
   int epochs;            /* launch epochs (the kernel clears; else the host reset the state) */
   int timed;             /* protocol times requested */
+  uint32_t expected;     /* discovery: the groups the close waited for (wgs_launch_result) */
 } wgs__launch_record;
 /* What a state keeps from its launches to their result, the same on every backend. */
 typedef struct {

@@ -94,6 +94,7 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
     who[0] = '\0';
   uint32_t epoch = ctrl[WGS_CTRL_EPOCH];
   res->launched = lr->launched;
+  res->expected = lr->expected;
   res->participants = lr->mode == WGS_MODE_DISCOVER ? 0 : lr->launched;
   if (lr->mode == WGS_MODE_DISCOVER && (!lr->epochs || ctrl[WGS_CTRL_RESULT_EPOCH] + 1u == epoch))
     res->participants = ctrl[WGS_CTRL_PARTICIPANTS];
@@ -277,5 +278,7 @@ void wgs__log_plan(wgs__launch_log *log, const char *kname, const wgs__launch_pl
   lr->entry_check = c->entry_check;
   lr->epochs = c->epochs;
   lr->timed = p->timed;
+  uint32_t enough = p->w[WGS_CFG_ENOUGH];
+  lr->expected = p->mode != WGS_MODE_DISCOVER ? 0u : enough < p->groups ? enough : p->groups;
   wgs__log_launch(log, captured);
 }

@@ -55,7 +55,8 @@ class LaunchResult(ctypes.Structure):
                 ("protocol_us", ctypes.c_double), ("kernel_us", ctypes.c_double),
                 ("err_site", ctypes.c_uint32), ("err_instance", ctypes.c_uint32),
                 ("err_arrived", ctypes.c_uint32), ("err_expected", ctypes.c_uint32),
-                ("err_missing_count", ctypes.c_uint32), ("err_missing", ctypes.c_uint32 * 24)]
+                ("err_missing_count", ctypes.c_uint32), ("err_missing", ctypes.c_uint32 * 24),
+                ("expected", ctypes.c_uint32)]
 
     def __repr__(self):
         return ("LaunchResult(launched=%d, participants=%d, kernel_us=%.1f)"
