@@ -37,14 +37,16 @@ for ex in opencl-jacobi split-barrier cuda-jacobi; do
   else
     echo "FAILED  $ex (find_package build; log follows)"; cat "$b.log"; fail=1
   fi
-  # the same source with one compiler line from pkg-config
+  # the same source with the README's compiler line (pkg-config, and the rpath from its libdir);
+  # the program runs without LD_LIBRARY_PATH
   [ $have_pc = 1 ] || continue
   exe="$work/$ex-pc"
   case $ex in
     cuda-*) nvcc -arch=sm_90 -cudart shared -o "$exe" "$here/$ex"/*.cu \
-              $(pkg-config --cflags --libs wgsync-cuda) -Xlinker -rpath="$libdir" ;;
+              $(pkg-config --cflags --libs wgsync-cuda) \
+              -Xlinker -rpath=$(pkg-config --variable=libdir wgsync-cuda) ;;
     *) cc -std=c11 -O2 -o "$exe" "$here/$ex"/*.c $(pkg-config --cflags --libs wgsync) \
-         -Wl,-rpath,"$libdir" ;;
+         -Wl,-rpath,$(pkg-config --variable=libdir wgsync) ;;
   esac
   if [ $? -eq 0 ]; then run "$ex (pkg-config)" "$exe"; else echo "FAILED  $ex (pkg-config build)"; fail=1; fi
 done

@@ -35,6 +35,7 @@
 #   scripts/gpu.sh vulkan  build + the Vulkan backend on NVIDIA's driver (the loader from .gl):
 #                          its tests, discovery against the bound, 10^6 barrier crossings, the
 #                          CLI latency beside CUDA's, grid.sync from wgsync-bench-shards
+#   scripts/gpu.sh check   build + the CUDA, Vulkan, CLI and install tests (CHECK_RE: others)
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
@@ -186,6 +187,16 @@ PY
   stamp "grid.sync and the counter barrier's shapes (CUDA)"
   timeout 150 build-gpu/bench/wgsync-bench-shards "$R" > "$R/bench-shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"
   grep -iE "grid.sync|shape|us" "$R/bench-shards.log" | head -30; pack
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = check ]; then   # the CUDA, Vulkan, CLI and install tests on this GPU (no benchmarks)
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  stamp "ctest ${CHECK_TESTS:-cuda vulkan cli install}"
+  (cd build-gpu && timeout ${CHECK_LIMIT:-420} ctest -j1 --timeout 120 \
+     -R "${CHECK_RE:-^cuda\.|^backend\.(cuda|vulkan)|^cli\.|^install\.}" --output-on-failure > "$R/ctest-check.log" 2>&1)
+  grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$R/ctest-check.log" | tail -25; pack
   stamp done
   exit 0
 fi
