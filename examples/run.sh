@@ -49,6 +49,14 @@ for ex in opencl-jacobi split-barrier cuda-jacobi; do
          -Wl,-rpath,$(pkg-config --variable=libdir wgsync) ;;
   esac
   if [ $? -eq 0 ]; then run "$ex (pkg-config)" "$exe"; else echo "FAILED  $ex (pkg-config build)"; fail=1; fi
+  # a CUDA user's first line: nvcc's default, the static CUDA runtime in the program beside the
+  # shared one in libwgsync_cuda (the kernel is resolved in the program's runtime: wgsync_cuda.h)
+  case $ex in cuda-*)
+    if nvcc -arch=sm_90 -o "$exe-static-rt" "$here/$ex"/*.cu $(pkg-config --cflags --libs wgsync-cuda) \
+         -Xlinker -rpath=$(pkg-config --variable=libdir wgsync-cuda); then
+      run "$ex (pkg-config, nvcc's default runtime)" "$exe-static-rt"
+    else echo "FAILED  $ex (nvcc default build)"; fail=1; fi ;;
+  esac
 done
 # the CuPy example: through the Python package (python/) over the installed libraries
 WGSYNC_LIBRARY_DIR="$libdir" PYTHONPATH="$here/../python${PYTHONPATH:+:$PYTHONPATH}" \

@@ -30,7 +30,9 @@ int wgs_cuda_device_info(int device, wgs_device_info *out);
  * wgs_state_result, with a kernel handle made from your kernel here (launched on the legacy
  * default stream, arguments set by index as on OpenCL; a NULL value of `size` bytes is the
  * launch's dynamic shared memory). */
+#if defined(WGS__CUDA_LIBRARY)
 int wgs_kernel_cuda(wgs_device_t *dev, const void *kernel, wgs_kernel_t **out);
+#endif
 int wgs_kernel_cuda_function(wgs_device_t *dev, CUfunction fn, wgs_kernel_t **out);
 /* A wgsync buffer's device pointer on a CUDA device (NULL for any other buffer). */
 void *wgs_buffer_cuda_ptr(const wgs_buffer_t *buf);
@@ -47,21 +49,28 @@ unsigned *wgs_cuda_state_device_ptr(const wgs_cuda_state_t *st);
  * the over-provisioned launch size wgs_cuda_launch uses when cfg->groups is 0. */
 uint32_t wgs_cuda_default_groups(int device, size_t local_size);
 
+/* The CUDA ordinal of a state's device (-1 for a state of another backend, or NULL). */
+int wgs_cuda_state_device(const wgs_cuda_state_t *st);
+
 /* Launches kernel(args...) with cfg->groups blocks of cfg->local_size threads on stream:
  * wgs_cuda_launch_async, then wgs_cuda_state_result (waits, reports like wgs_launch). args is
  * copied, not changed: give num_args entries; the entry at state_arg may be NULL. */
+#if defined(WGS__CUDA_LIBRARY)
 int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args, unsigned num_args,
                     size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg,
                     wgs_launch_result *res);
+#endif
 
 /* Enqueues the launch on stream and returns: one kernel launch (plus a one-block kernel that
  * writes the config words when they changed since the state's last launch; the state needs no
  * reset, device/common/wgs_layout.h). Works under stream capture: the captured graph replays
  * correctly any number of times (it always carries the config write; time_kernel is refused
  * there). Launches on one state must be ordered: one stream, or events between streams. */
+#if defined(WGS__CUDA_LIBRARY)
 int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
                           unsigned num_args, size_t shared_bytes, cudaStream_t stream,
                           const wgs_launch_config *cfg);
+#endif
 /* The same launches for a kernel given as a driver-API handle: a CUfunction (cuModuleGetFunction
  * on a module from NVRTC, a cubin or PTX; CuPy's RawKernel `.kernel.ptr`; cuda-python), or a
  * CUkernel from a CUlibrary cast to CUfunction (cuLaunchKernel takes both). The module must be
@@ -92,6 +101,63 @@ int wgs_cuda_occupancy_api(int device, size_t local_size, size_t shared_bytes, u
 int wgs_cuda_max_shared(int device, size_t *bytes);
 int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *cfg, wgs_selftest_result *res);
 int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cfg, wgs_latency_result *res);
+
+/* ---- a kernel given by its symbol, resolved in your program's CUDA runtime ------------------
+ * wgs_kernel_cuda, wgs_cuda_launch and wgs_cuda_launch_async are inline: they turn your kernel
+ * into a CUfunction with cudaGetFuncBySymbol in the CUDA runtime your program links (nvcc's
+ * default static one, -cudart shared, or CMake's) on the state's device, and take the CUfunction
+ * path above. The library's own runtime could not find a kernel registered with another copy of
+ * the runtime (cudaErrorInvalidResourceHandle at the first launch of a program built with
+ * nvcc's defaults). Where the lookup fails, the symbol goes to the library as it is
+ * (wgs_cuda_*_symbol), which reports the error. */
+int wgs_kernel_cuda_symbol(wgs_device_t *dev, const void *kernel, wgs_kernel_t **out);
+int wgs_cuda_launch_symbol(wgs_cuda_state_t *st, const void *kernel, void **args,
+                           unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                           const wgs_launch_config *cfg, wgs_launch_result *res);
+int wgs_cuda_launch_symbol_async(wgs_cuda_state_t *st, const void *kernel, void **args,
+                                 unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                 const wgs_launch_config *cfg);
+#if !defined(WGS__CUDA_LIBRARY)
+/* kernel as a driver-API function of device `device` (its primary context), through the
+ * caller's runtime; 0 when the runtime does not know the symbol (its error cleared). */
+static inline CUfunction wgs__cuda_function_of(int device, const void *kernel)
+{
+  int current = -1;
+  cudaFunction_t f = NULL;
+  if (!kernel || device < 0 || cudaGetDevice(&current) != cudaSuccess)
+    return NULL;
+  if (current != device && cudaSetDevice(device) != cudaSuccess)
+    f = NULL;
+  else if (cudaGetFuncBySymbol(&f, kernel) != cudaSuccess)
+    f = NULL;
+  if (current != device)
+    (void)cudaSetDevice(current);
+  if (!f)
+    (void)cudaGetLastError(); /* the failed lookup is not the caller's error */
+  return (CUfunction)f;
+}
+static inline int wgs_kernel_cuda(wgs_device_t *dev, const void *kernel, wgs_kernel_t **out)
+{
+  CUfunction f = wgs__cuda_function_of(wgs_cuda_device_ordinal(dev), kernel);
+  return f ? wgs_kernel_cuda_function(dev, f, out) : wgs_kernel_cuda_symbol(dev, kernel, out);
+}
+static inline int wgs_cuda_launch(wgs_cuda_state_t *st, const void *kernel, void **args,
+                                  unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                  const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  CUfunction f = wgs__cuda_function_of(wgs_cuda_state_device(st), kernel);
+  return f ? wgs_cuda_launch_function(st, f, args, num_args, shared_bytes, stream, cfg, res)
+           : wgs_cuda_launch_symbol(st, kernel, args, num_args, shared_bytes, stream, cfg, res);
+}
+static inline int wgs_cuda_launch_async(wgs_cuda_state_t *st, const void *kernel, void **args,
+                                        unsigned num_args, size_t shared_bytes,
+                                        cudaStream_t stream, const wgs_launch_config *cfg)
+{
+  CUfunction f = wgs__cuda_function_of(wgs_cuda_state_device(st), kernel);
+  return f ? wgs_cuda_launch_function_async(st, f, args, num_args, shared_bytes, stream, cfg)
+           : wgs_cuda_launch_symbol_async(st, kernel, args, num_args, shared_bytes, stream, cfg);
+}
+#endif
 
 #ifdef __cplusplus
 }

@@ -196,7 +196,12 @@ if [ "$mode" = check ]; then   # the CUDA, Vulkan, CLI and install tests on this
   stamp "ctest ${CHECK_TESTS:-cuda vulkan cli install}"
   (cd build-gpu && timeout ${CHECK_LIMIT:-420} ctest -j1 --timeout 120 \
      -R "${CHECK_RE:-^cuda\.|^backend\.(cuda|vulkan)|^cli\.|^install\.}" --output-on-failure > "$R/ctest-check.log" 2>&1)
-  grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$R/ctest-check.log" | tail -25; pack
+  grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$R/ctest-check.log" | tail -25
+  grep -E "nvcc's default runtime|cuda-jacobi" "$R/ctest-check.log" | head -4; pack
+  if [ -n "${LAUNCH_BENCH:-}" ]; then # launch costs (wgsync-bench-launch), after the tests
+    stamp "launch costs"
+    timeout 90 build-gpu/bench/wgsync-bench-launch "$R" 2>&1 | tail -20; pack
+  fi
   stamp done
   exit 0
 fi

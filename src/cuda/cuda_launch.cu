@@ -393,3 +393,24 @@ extern "C" int wgs_cuda_state_result(wgs_state_t *st, cudaStream_t stream, wgs_l
   return rc;
 }
 
+
+/* The symbol entry points the header's inline wrappers fall back to (and older binaries call by
+ * the old names): the symbol resolved in this library's CUDA runtime. */
+extern "C" int wgs_cuda_launch_symbol(wgs_state_t *st, const void *kernel, void **args,
+                                      unsigned num_args, size_t shared_bytes, cudaStream_t stream,
+                                      const wgs_launch_config *cfg, wgs_launch_result *res)
+{
+  return wgs_cuda_launch(st, kernel, args, num_args, shared_bytes, stream, cfg, res);
+}
+
+extern "C" int wgs_cuda_launch_symbol_async(wgs_state_t *st, const void *kernel, void **args,
+                                            unsigned num_args, size_t shared_bytes,
+                                            cudaStream_t stream, const wgs_launch_config *cfg)
+{
+  return wgs_cuda_launch_async(st, kernel, args, num_args, shared_bytes, stream, cfg);
+}
+
+extern "C" int wgs_cuda_state_device(const wgs_state_t *st)
+{
+  return st ? wgs_cuda_device_ordinal(wgs__state((wgs_state_t *)st)->dev) : -1;
+}

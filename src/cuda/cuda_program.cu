@@ -53,6 +53,11 @@ extern "C" int wgs_kernel_cuda(wgs_device_t *dev, const void *kernel, wgs_kernel
   return kernel_wrap(dev, kernel, NULL, "wgs_kernel_cuda", out);
 }
 
+extern "C" int wgs_kernel_cuda_symbol(wgs_device_t *dev, const void *kernel, wgs_kernel_t **out)
+{
+  return wgs_kernel_cuda(dev, kernel, out);
+}
+
 extern "C" int wgs_kernel_cuda_function(wgs_device_t *dev, CUfunction fn, wgs_kernel_t **out)
 {
   WGS__REQUIRE(out);
