@@ -51,6 +51,41 @@ def test_persistent(dev):
     return k, st
 
 
+LOCAL_SUM = r"""
+__kernel void lsum(__global uint *wgs, __local uint *scratch, __global uint *out)
+{
+  wgs_env env;
+  if (wgs_discover(wgs, &env)) {
+    uint lid = get_local_id(0), n = get_local_size(0);
+    scratch[lid] = lid + 1u;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0u) {
+      uint s = 0u;
+      for (uint i = 0u; i < n; ++i) s += scratch[i];
+      out[wgs_get_group_id(&env)] = s;
+    }
+  }
+}
+"""
+
+
+def test_local_arg(dev):
+    """A __local argument from Python (wgsync.local): every group sums 1..local_size in it."""
+    k = dev.build(LOCAL_SUM).kernel("lsum")
+    st = dev.state(local_size=32)
+    out = dev.buffer(4 * st.max_groups)
+    k.set_args(None, wgsync.local(4 * 32), out)
+    res = st.launch(k, local_size=32)
+    sums = struct.unpack("%dI" % res.participants, out.read(4 * res.participants))
+    print("__local argument: %d groups summed %s" % (res.participants, sorted(set(sums))))
+    assert all(s == 32 * 33 // 2 for s in sums)
+    try:
+        wgsync.local(0)
+        raise AssertionError("local(0) was accepted")
+    except wgsync.WgsyncError as e:
+        assert e.name == "WGS_EINVAL" and "at least 1" in e.detail
+
+
 def test_errors(dev, k, st):
     try:
         dev.build("__kernel void k(__global uint *wgs) { this_is_not_c; }")
@@ -162,6 +197,7 @@ def main():
     dev = wgsync.Device()
     print("device: %s (%s)" % (dev.name, dev.info["driver_version"]))
     k, st = test_persistent(dev)
+    test_local_arg(dev)
     test_errors(dev, k, st)
     test_ordinary(dev)
     test_pyopencl()

@@ -250,6 +250,19 @@ def device_library_source():
     return _lib("cl").wgs_device_library_source().decode()
 
 
+class local:
+    """A kernel's __local (shared-memory) argument of nbytes bytes: k.set_arg(i, wgsync.local(n)).
+    On CUDA, a kernel's dynamic shared memory."""
+
+    def __init__(self, nbytes):
+        self.nbytes = _uint(nbytes, "local memory size in bytes", _SIZE_BITS)
+        if self.nbytes == 0:
+            raise _invalid("local memory of 0 bytes: expected at least 1")
+
+    def __repr__(self):
+        return "wgsync.local(%d)" % self.nbytes
+
+
 def _scalar(value, index, also=""):
     """A kernel argument passed by value, as ctypes data: ctypes scalars as they are, numpy
     scalars by their bytes; anything else is a TypeError naming what was expected."""
@@ -402,13 +415,17 @@ class Kernel:
         self._h, self.name, self._args = h, name, {}
 
     def set_arg(self, index, value):
-        """A Buffer, a ctypes scalar (wgsync.u32(5), f32(1.0), ...), or a numpy scalar."""
+        """A Buffer, wgsync.local(nbytes) (a __local argument), a ctypes scalar (wgsync.u32(5),
+        f32(1.0), ...), or a numpy scalar."""
         index = _uint(index, "argument index", 32)
         self._args[index] = value  # kept alive while the kernel may use it
         if isinstance(value, Buffer):
             _check(self._lib, self._lib.wgs_kernel_set_arg_buffer(self._h, index, value._h))
             return
-        value = _scalar(value, index, "a wgsync.Buffer, ")
+        if isinstance(value, local):
+            _check(self._lib, self._lib.wgs_kernel_set_arg(self._h, index, value.nbytes, None))
+            return
+        value = _scalar(value, index, "a wgsync.Buffer, wgsync.local(n), ")
         _check(self._lib, self._lib.wgs_kernel_set_arg(self._h, index, ctypes.sizeof(value),
                                                        _P(ctypes.addressof(value))))
 
