@@ -24,6 +24,8 @@ if [ -n "${WGS_DEPS_TESTS:-}" ]; then # only what the tests need (scripts/test.s
   command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config) # examples/ through pkg-config
   /usr/bin/python3 -c "import pyopencl, numpy" 2>/dev/null ||
     need+=(python3-pyopencl python3-numpy) # the Python package's PyOpenCL interop test
+  /usr/bin/python3 -c "import ensurepip, setuptools" 2>/dev/null ||
+    need+=(python3-venv python3-setuptools) # the package in a virtual environment, offline
 fi
 if [ ${#need[@]} -gt 0 ]; then
   echo "wgsync: installing ${need[*]}"
