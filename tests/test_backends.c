@@ -308,19 +308,19 @@ static int vulkan_count(wgs_device_t *dev, int checked, wgs_program_t **prog, wg
 
 /* Grid-barrier crossings (a participating group passing one barrier) with a message-passing
  * check across each, plain and split alternating, 0 stale reads: 10^6 in one launch on a GPU;
- * on a CPU device launches of 200 barriers (lavapipe ends a launch's loops after 65,535
- * iterations in all, the waits included: device/vulkan/wgsync.glsl), 2 x 10^4 crossings unless
- * WGS_TEST_CROSSINGS says how many (2 groups of 64 on 2 cores: about 150 ms a launch of 400). */
+ * on a CPU device in launches of 500 barriers (lavapipe ends a launch's loops after 65,535
+ * iterations in all, the waits included: device/vulkan/wgsync.glsl), 1000 launches of 2 groups
+ * of 8 on 2 cores, about 150 ms each. WGS_TEST_CROSSINGS sets another count. */
 static int t_crossings(wgs_device_t *dev, const wgs_device_info *in)
 {
   const char *env = getenv("WGS_TEST_CROSSINGS");
-  uint64_t crossings = 0, want = env ? strtoull(env, NULL, 10) : in->is_cpu ? 20000 : 1000000;
+  uint64_t crossings = 0, want = env ? strtoull(env, NULL, 10) : 1000000;
   unsigned launches = 0;
   while (crossings < want) {
     wgs_selftest_config c;
     memset(&c, 0, sizeof c);
-    c.local_size = in->is_cpu ? 64 : 256;
-    c.rounds = in->is_cpu ? 200 : 1000;
+    c.local_size = in->is_cpu ? 8 : 256;
+    c.rounds = in->is_cpu ? 500 : 1000;
     c.close_wait_us = -1; /* the device's default */
     c.split = launches & 1;
     wgs_selftest_result r;
