@@ -13,21 +13,22 @@ int cmd_kernels(const cli_opts *o, cli_target *t)
   static const char *names[] = {"wgs_micro", "wgs_mp", "wgs_latency", "wgs_calibrate"};
   unsigned n_names = in.backend == WGS_BACKEND_OPENCL ? 4 : 3;
   /* Everything asked of the device first, so that a failure is reported (a JSON object under
-   * --json) before any output: the pass below asks again (the tools' programs are the
-   * device's) and prints. */
+   * --json) before any output; then printed. */
+  wgs_kernel_resources res[2][4];
+  const char *logs[2];
   for (int checked = 0; checked < 2; checked++) {
     wgs_program_t *prog;
     int rc = wgs_tools_program(dev, checked, &prog);
     for (unsigned i = 0; i < n_names && rc == WGS_OK; i++) {
       wgs_kernel_t *k;
-      wgs_kernel_resources r;
       if ((rc = wgs_kernel_create(prog, names[i], &k)) == WGS_OK) {
-        rc = wgs_kernel_get_resources(k, &r);
+        rc = wgs_kernel_get_resources(k, &res[checked][i]);
         wgs_kernel_release(k);
       }
     }
     if (rc != WGS_OK)
       return cli_fail("kernels", rc);
+    logs[checked] = wgs_program_build_log(prog); /* (the device owns the tools' programs) */
   }
   json_w j;
   if (o->json) {
@@ -38,15 +39,11 @@ int cmd_kernels(const cli_opts *o, cli_target *t)
     cli_print_header(&in);
   }
   for (int checked = 0; checked < 2; checked++) {
-    wgs_program_t *prog;
-    int rc = wgs_tools_program(dev, checked, &prog);
-    if (rc != WGS_OK)
-      return cli_fail("kernels", rc);
     /* OpenCL: the options wgsync builds with; elsewhere the build log says how they were made */
     const char *opts = in.backend == WGS_BACKEND_OPENCL
                            ? wgs_device_opencl_build_options(dev, checked ? WGS_BUILD_CHECKED : 0)
                            : NULL;
-    const char *log = wgs_program_build_log(prog);
+    const char *log = logs[checked];
     if (o->json) {
       json_obj(&j, NULL);
       json_bool(&j, "checked", checked);
@@ -59,29 +56,22 @@ int cmd_kernels(const cli_opts *o, cli_target *t)
       printf("%s build: %s\n", checked ? "checked" : "unchecked", log);
     }
     for (unsigned i = 0; i < n_names; i++) {
-      wgs_kernel_t *k;
-      wgs_kernel_resources r;
-      if ((rc = wgs_kernel_create(prog, names[i], &k)) != WGS_OK)
-        return cli_fail("kernels", rc);
-      rc = wgs_kernel_get_resources(k, &r);
-      wgs_kernel_release(k);
-      if (rc != WGS_OK)
-        return cli_fail("kernels", rc);
+      const wgs_kernel_resources *r = &res[checked][i];
       if (o->json) {
         json_obj(&j, NULL);
         json_str(&j, "name", names[i]);
-        json_int(&j, "max_work_group_size", (long long)r.max_local_size);
-        json_int(&j, "local_mem_bytes", (long long)r.local_mem_bytes);
-        json_int(&j, "private_mem_bytes", (long long)r.private_mem_bytes);
-        if (r.registers >= 0)
-          json_int(&j, "registers", r.registers);
+        json_int(&j, "max_work_group_size", (long long)r->max_local_size);
+        json_int(&j, "local_mem_bytes", (long long)r->local_mem_bytes);
+        json_int(&j, "private_mem_bytes", (long long)r->private_mem_bytes);
+        if (r->registers >= 0)
+          json_int(&j, "registers", r->registers);
         json_end_obj(&j);
       } else {
         printf("  %-14s max work-group %5zu   local %6llu B   private %6llu B/work-item", names[i],
-               r.max_local_size, (unsigned long long)r.local_mem_bytes,
-               (unsigned long long)r.private_mem_bytes);
-        if (r.registers >= 0)
-          printf("   %3d registers", r.registers);
+               r->max_local_size, (unsigned long long)r->local_mem_bytes,
+               (unsigned long long)r->private_mem_bytes);
+        if (r->registers >= 0)
+          printf("   %3d registers", r->registers);
         printf("\n");
       }
     }

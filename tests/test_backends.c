@@ -282,13 +282,14 @@ static const char *COUNT_CL =
     "      if (e.local_id == 0u)\n        atomic_inc(&out[0]);\n      wgs_grid_barrier(&e);\n"
     "    }\n    if (e.local_id == 0u && e.group_id == 0u)\n      out[1] = e.num_groups;\n  }\n}\n";
 
-/* The Vulkan form of COUNT_CL, tests/kernels/count.comp compiled at build time (checked or
- * not), read from WGS_TEST_SPV_DIR. */
-static int vulkan_count(wgs_device_t *dev, int checked, wgs_program_t **prog, wgs_kernel_t **k)
+/* A SPIR-V module of WGS_TEST_SPV_DIR (compiled at build time), built with options (split
+ * barriers lowered by the library) and its entry point "main" made a kernel. */
+static int vulkan_module(wgs_device_t *dev, const char *file, const char *options,
+                         wgs_program_t **prog, wgs_kernel_t **k)
 {
 #ifdef WGS_TEST_SPV_DIR
   char path[1024];
-  snprintf(path, sizeof path, "%s/count_%d.spv", WGS_TEST_SPV_DIR, checked);
+  snprintf(path, sizeof path, "%s/%s", WGS_TEST_SPV_DIR, file);
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "cannot open %s\n", path);
@@ -297,13 +298,20 @@ static int vulkan_count(wgs_device_t *dev, int checked, wgs_program_t **prog, wg
   static uint32_t words[1 << 18];
   size_t n = fread(words, sizeof *words, sizeof words / sizeof *words, f);
   fclose(f);
-  int rc = wgs_program_build_il(dev, words, n, checked ? "-DWGS_CHECKED=1" : "", prog);
+  int rc = wgs_program_build_il(dev, words, n, options, prog);
   return rc != WGS_OK ? rc : wgs_kernel_create(*prog, "main", k);
 #else
-  (void)dev, (void)checked, (void)prog, (void)k;
+  (void)dev, (void)file, (void)options, (void)prog, (void)k;
   fprintf(stderr, "this test program was built without the Vulkan test shaders\n");
   return WGS_EUNSUPPORTED;
 #endif
+}
+
+/* The Vulkan form of COUNT_CL, tests/kernels/count.comp, checked or not. */
+static int vulkan_count(wgs_device_t *dev, int checked, wgs_program_t **prog, wgs_kernel_t **k)
+{
+  return vulkan_module(dev, checked ? "count_1.spv" : "count_0.spv",
+                       checked ? "-DWGS_CHECKED=1" : "", prog, k);
 }
 
 /* Grid-barrier crossings (a participating group passing one barrier) with a message-passing
@@ -335,28 +343,6 @@ static int t_crossings(wgs_device_t *dev, const wgs_device_info *in)
   printf("%llu grid-barrier crossings in %u launches (plain and split), 0 stale reads\n",
          (unsigned long long)crossings, launches);
   return 0;
-}
-
-/* A SPIR-V module of WGS_TEST_SPV_DIR, built (split barriers lowered by the library). */
-static int vulkan_module(wgs_device_t *dev, const char *file, wgs_program_t **prog, wgs_kernel_t **k)
-{
-#ifdef WGS_TEST_SPV_DIR
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", WGS_TEST_SPV_DIR, file);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    fprintf(stderr, "cannot open %s\n", path);
-    return WGS_EINVAL;
-  }
-  static uint32_t words[1 << 18];
-  size_t n = fread(words, sizeof *words, sizeof words / sizeof *words, f);
-  fclose(f);
-  int rc = wgs_program_build_il(dev, words, n, "", prog);
-  return rc != WGS_OK ? rc : wgs_kernel_create(*prog, "main", k);
-#else
-  (void)dev, (void)file, (void)prog, (void)k;
-  return WGS_EUNSUPPORTED;
-#endif
 }
 
 /* A work-group split barrier in a Vulkan shader (tests/kernels/split.comp): the module with
@@ -394,7 +380,7 @@ static int t_split_wg(wgs_device_t *dev, const wgs_device_info *in)
     wgs_kernel_t *k = NULL;
     wgs_state_t *st = NULL;
     wgs_buffer_t *out = NULL;
-    CHECK_OK(vulkan_module(dev, files[f], &prog, &k));
+    CHECK_OK(vulkan_module(dev, files[f], "", &prog, &k));
     printf("%s: %s\n", files[f], wgs_program_build_log(prog));
     CHECK(f == 0 || strstr(wgs_program_build_log(prog), "split barriers lowered"));
     CHECK_OK(wgs_state_create(dev, groups, &st));

@@ -124,7 +124,7 @@ uint wgsi_cfg(uint word) { return wgs_w[WGS_G_CONFIG + word]; }
  * dependent square roots (about 2 us): the budget then holds about 135 ms of waiting in all
  * (measured: a lone spin was cut after 135 ms, 65,528 rounds; the host bounds checked spins on
  * a CPU device to 60 ms, so a report still has rounds left), and a waiter wakes at most a round
- * late. 256 roots (63 ms) let a loaded 2-core machine (one busy process beside lavapipe's two
+ * late. 256 roots (67 ms) let a loaded 2-core machine (one busy process beside lavapipe's two
  * workers) spend a persistent kernel's budget in its barriers' waits; 1024 made a barrier cost
  * 204 us (2 groups x 64), against 103 us now. Measured and dropped: atomic adds or clock reads as the
  * pause (lavapipe's compiler took minutes over 256 atomics a round; it merges straight-line
@@ -583,8 +583,8 @@ void wgsi_counter_wait(wgs_env env, bool part, uint made, uint site)
      * alone), so the join below is in uniform control flow. No early return before it: a
      * return on the shape ahead of this work-group barrier broke the lock-free discovery of
      * NVIDIA's checked self-test kernel (its participants waited past the limit for the
-     * count). The one-count shape has no join: an extra work-group barrier there cost 0.04 us
-     * at 132 x 256 and 0.3 us at 264 x 1024 (H100). */
+     * count). The one-count shape has no join: an extra work-group barrier there cost 0.08 us
+     * at 132 x 256 and 0.4 us at 264 x 1024 (H100). */
     if (combiner && lid < (1u << ls))
       wgsi_poll_until(env, wgsi_shard(env, lid),
                       (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u), site);
