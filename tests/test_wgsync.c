@@ -7,6 +7,7 @@
  * Checked builds with short spin bounds keep every deadlock a reported error, never a hang.
  */
 #define CL_USE_DEPRECATED_OPENCL_1_2_APIS /* clCreateCommandQueue: the 1.2 call every device has */
+#include <math.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -1023,6 +1024,113 @@ static int case_or(void)
 }
 
 
+/* The sum check of the grid reductions' tests (here and test_cuda.cu): every group's bits for
+ * round r equal, and near the exact sum of 1/(gid + r + 1). Returns the number of bad rounds. */
+static unsigned check_reduce_sums(const uint32_t *sums, unsigned rounds, unsigned n, unsigned gsize)
+{
+  unsigned badr = 0;
+  for (unsigned r = 0; r < rounds; r++) {
+    double want = 0;
+    for (unsigned g = 0; g < gsize; g++)
+      want += 1.0 / (double)(g + r + 1);
+    float got;
+    memcpy(&got, &sums[(size_t)r * n], sizeof got);
+    int same = 1;
+    for (unsigned g = 1; g < n; g++)
+      same &= sums[(size_t)r * n + g] == sums[(size_t)r * n];
+    if (!same || fabs(got - want) > 1e-5 * want) {
+      if (!badr)
+        printf("round %u: float sum %.9g (exact %.9g), %s\n", r, got, want,
+               same ? "every group alike" : "groups differ");
+      badr++;
+    }
+  }
+  return badr;
+}
+
+/* Grid reductions (tests/kernels/portable.h's portable_reduce, which test_cuda.cu runs too): the
+ * answers every work-item gets, both barrier kinds, checked and unchecked, at a local size that is
+ * a multiple of the global-memory reduction's 32 lanes and one that is not; a second launch gives
+ * the float sum the same bits. few: a smaller kernel, unchecked, at one local size (PoCL's
+ * workitemrepl). */
+static int case_reduce(int few)
+{
+  wgs_device_info in;
+  wgs_device_t *dev = open_default(&in);
+  char *src = read_text("portable.h");
+  uint32_t rounds = 40, cap = 0;
+  size_t locals[2] = {few ? 40 : LOCAL, 40};
+  int nlocals = few ? 1 : 2;
+  for (int l = 0; l < nlocals; l++) {
+    uint32_t g = wgs_default_groups(dev, locals[l]);
+    cap = g > cap ? g : cap;
+  }
+  wgs_state_t *st;
+  CHECK_OK(wgs_state_create(dev, cap, &st));
+  wgs_buffer_t *bad, *sums;
+  CHECK_OK(wgs_buffer_create(dev, 16, &bad));
+  CHECK_OK(wgs_buffer_create(dev, (size_t)rounds * cap * 4, &sums));
+  uint32_t *h = malloc((size_t)rounds * cap * 4), *first = malloc((size_t)rounds * cap * 4);
+  CHECK(h && first);
+  for (int unchecked = few; unchecked < 2; unchecked++) {
+    wgs_program_t *prog;
+    CHECK_OK(wgs_program_build(dev, src, NULL, unchecked ? 0 : WGS_BUILD_CHECKED, &prog));
+    wgs_kernel_t *k;
+    CHECK_OK(wgs_kernel_create(prog, few ? "portable_reduce_few" : "portable_reduce", &k));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, bad));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 2, sums));
+    CHECK_OK(wgs_kernel_set_arg(k, 3, sizeof rounds, &rounds));
+    for (int l = 0; l < nlocals; l++) {
+      for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+        uint32_t participants[2] = {0, 0};
+        for (int again = 0; again < 2; again++) {
+          uint32_t zero[4] = {0, 0, 0, 0}, got[4];
+          CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
+          wgs_launch_config cfg;
+          wgs_launch_config_init(&cfg);
+          cfg.local_size = locals[l];
+          cfg.groups = wgs_default_groups(dev, locals[l]);
+          cfg.barrier = (wgs_barrier)b;
+          cfg.timeout_ms = TIMEOUT_MS;
+          wgs_launch_result res;
+          CHECK_OK(wgs_launch(st, k, &cfg, &res));
+          CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
+          unsigned n = res.participants, gsize = n * (unsigned)locals[l];
+          CHECK_OK(wgs_buffer_read(sums, 0, (size_t)rounds * n * 4, h));
+          unsigned badr = check_reduce_sums(h, rounds, n, gsize);
+          printf("grid reductions, %s, kind %d: %u groups x %zu, %u rounds, %u wrong answers, "
+                 "%u bad float sums", unchecked ? "unchecked" : "checked", b, n, locals[l], rounds,
+                 got[0], badr);
+          if (got[0])
+            printf(" (first: position %u of round %u answered 0x%x to work-item %u)", got[1] % 16u,
+                   got[1] / 16u, got[2], got[3]);
+          participants[again] = n;
+          if (again == 0) {
+            memcpy(first, h, (size_t)rounds * n * 4);
+          } else if (participants[0] == n) {
+            int same = !memcmp(first, h, (size_t)rounds * n * 4);
+            printf(", %s bits as the launch before", same ? "the same" : "OTHER");
+            CHECK(same);
+          }
+          printf("\n");
+          CHECK_EQ(got[0], 0);
+          CHECK_EQ(badr, 0);
+        }
+      }
+    }
+    wgs_kernel_release(k);
+    wgs_program_release(prog);
+  }
+  free(h);
+  free(first);
+  free(src);
+  wgs_buffer_release(bad);
+  wgs_buffer_release(sums);
+  wgs_state_release(st);
+  wgs_device_close(dev);
+  return 0;
+}
+
 /* ---- lifetimes, threads and hostile input (what a user can pass that once crashed) -------- */
 
 /* One thread's launches on a shared state (case_lifetime). */
@@ -1256,6 +1364,10 @@ int main(int argc, char **argv)
     return case_portable();
   if (!strcmp(c, "or"))
     return case_or();
+  if (!strcmp(c, "reduce"))
+    return case_reduce(0);
+  if (!strcmp(c, "reduce_few"))
+    return case_reduce(1);
   if (!strcmp(c, "overprovision"))
     return case_overprovision();
   if (!strcmp(c, "recall"))

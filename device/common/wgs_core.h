@@ -13,7 +13,8 @@
  *   WGS_FN                    how a library function is declared (inline, device)
  *   wgs_word_ptr, wgs__u64    a pointer to a 32-bit state word in global memory; 64-bit unsigned
  *   wgs__ld_acq  wgs__ld_rlx  wgs__st_rel  wgs__st_rlx  wgs__add_rlx  wgs__add_acqrel
- *   wgs__red_rel wgs__xchg_acq wgs__or_rlx wgs__cas_rlx
+ *   wgs__red_rel wgs__xchg_acq wgs__or_rlx wgs__cas_rlx (wgs__min_rlx wgs__max_rlx: where
+ *                             the core's work-group reduction is used)
  *                             device-scope atomics with the named ordering (the layer's comments
  *                             say how each is made on its platform)
  *   WGS_HAS_TIMER, wgs__timer_ns()   a nanosecond clock, or 0 (then spins count iterations)
@@ -30,6 +31,11 @@
  *                             counter combiner's polling work-items (wgs__combiner) together
  *                             (OpenCL: always the barrier, PoCL 3.1 needs every barrier outside
  *                             conditions; CUDA: __syncwarp in the combiner's first warp)
+ *   wgs__group_reduce(env, phase, kind, x)   optional: a work-group reduction (wgs__red_op's
+ *                             kinds), its answer in every work-item, and WGS__GROUP_REDUCE_ORDERED
+ *                             1 when its order is fixed (CUDA: shuffles); without it the core
+ *                             meets in global memory ("grid reductions")
+ *   wgs__f2u(f)  wgs__u2f(u)  a float's bits as unsigned and back
  *   wgs__log2(x)  wgs__pause_ns(ns)   floor(log2 x) of a power of two; a short sleep, or nothing
  *   WGS__INIT(v)              "= v" where a struct member can have a default (C++), else empty
  *   WGS__ENV_STARTS_EMPTY     1 where wgs_env starts with s == 0 (WGS__INIT): grid barriers can
@@ -135,7 +141,9 @@ typedef struct wgs_env {
                              the environment takes no more registers */
   unsigned counted;       /* counter-based instances passed (full or split): the arrival target.
                              XF barriers do not add to it (the mixing rule, below) */
-  unsigned split_state;   /* 0 idle, 1 arrived: checked builds report misuse of the split barrier */
+  unsigned split_state;   /* 0 idle, else arrived: bit 0, and the pending grid reduction's kind + 1
+                             in the bits above it (0: a plain arrive); checked builds report
+                             misuse of the split barrier */
   unsigned participating; /* 1 when this group takes part */
 } wgs_env;
 
@@ -630,7 +638,7 @@ WGS_FN void wgs__check_entry(const wgs_env *env, unsigned site)
     return;
   }
   unsigned entered = wgs__ld_rlx(env->s + WGS_OFF_WITEMS(env->max_groups) + env->group_id) -
-                     (env->instance + env->split_state) * env->local_size;
+                     (env->instance + (env->split_state & 1u)) * env->local_size;
   /* (split_state: an arrive pending counts as an entry; a second one is reported as a split
    * misuse, not as a partial group.) Fewer than all: after a split arrive's one work-group
    * barrier, work-items may already count themselves into the next call before this read
@@ -1060,9 +1068,8 @@ WGS_FN void wgs__split_misuse(wgs_env *env, unsigned site)
   (void)env, (void)site;
 #endif
 }
-WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
+WGS_FN void wgs__grid_arrive_as(wgs_env *env, unsigned site, unsigned state)
 {
-  WGS__LEAVE_IF_OUTSIDER(env, site, 1);
   if (env->split_state != 0u)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
   wgs__group_barrier(); /* every work-item's writes before the representative's release */
@@ -1071,14 +1078,19 @@ WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
     if (env->participating)
       (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
   }
-  env->split_state = 1u;
+  env->split_state = state;
 }
-WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
+WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
 {
-  WGS__LEAVE_IF_OUTSIDER(env, site, 0);
-  unsigned part = env->participating && env->split_state == 1u;
-  if (env->split_state != 1u)
-    wgs__split_misuse(env, site); /* waited without arriving */
+  WGS__LEAVE_IF_OUTSIDER(env, site, 1);
+  wgs__grid_arrive_as(env, site, 1u);
+}
+/* state: what the arrive this wait completes must have set (1: a plain arrive) */
+WGS_FN void wgs__grid_wait_as(wgs_env *env, unsigned site, unsigned state)
+{
+  unsigned part = env->participating && env->split_state == state;
+  if (env->split_state != state)
+    wgs__split_misuse(env, site); /* waited without arriving, or for another kind of arrive */
   wgs__counter_poll(env, part, 0u, site);
   WGS__JOIN(env, part, 0u);
   wgs__counter_publish(env, part);
@@ -1086,6 +1098,175 @@ WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
   env->split_state = 0u;
   env->counted++;
   env->instance++;
+}
+WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
+{
+  WGS__LEAVE_IF_OUTSIDER(env, site, 0);
+  wgs__grid_wait_as(env, site, 1u);
+}
+
+/*
+ * Grid reductions (wgs_grid_reduce_u32/_f32 and their split forms): a grid barrier that also
+ * returns, in every work-item of every participating group, the sum, minimum or maximum of the
+ * values all of them passed; cooperative groups' cg::reduce over a tile, then an atomic and
+ * grid.sync(), in one call. Built on the barrier, not inside it:
+ *  1. the group reduces its work-items' values (wgs__group_reduce) and its representative stores
+ *     the result, a plain relaxed store, at its participating id in the buffer of the instance's
+ *     parity (WGS_RED_PART);
+ *  2. the grid barrier (or the split arrive ... wait): the store precedes the group's arrival,
+ *     as any data the group wrote before a barrier, so after the barrier every work-item of
+ *     every group reads every group's value;
+ *  3. every group reduces the num_groups values itself, in the same order (work-item i folds
+ *     values i, i + local_size, ... in index order, then wgs__group_reduce): every group
+ *     computes the same answer from the same values, bit for bit also for a float sum, so a
+ *     loop that ends on it ends in every group alike.
+ * Reuse: the buffer of instance k (k & 1) is next written at instance k + 2, after its writer
+ * passed instance k + 1, which every group arrived at only after reading instance k's values in
+ * step 3. Nothing is cleared. Split forms: the value is stored before the arrive and read after
+ * the wait, so work between them overlaps the barrier as with wgs_grid_arrive.
+ * Floats: the sum rounds at every step (the order is fixed: the same inputs in the same groups
+ * give the same bits, launch after launch); minimum and maximum are exact and follow IEEE 754's
+ * totalOrder (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), so they never depend on the
+ * order of the values either: the float's bits are mapped onto an unsigned key with that order.
+ */
+#define WGS_SUM 0u
+#define WGS_MIN 1u
+#define WGS_MAX 2u
+#define WGS__RED_FSUM 3u /* the kinds below: WGS_SUM/MIN/MAX over unsigned words, or a float sum */
+WGS_FN unsigned wgs__red_identity(unsigned kind)
+{
+  return kind == WGS_MIN ? 0xffffffffu : kind == WGS__RED_FSUM ? 0x80000000u /* -0.0f */ : 0u;
+}
+WGS_FN unsigned wgs__red_op(unsigned kind, unsigned a, unsigned b)
+{
+  if (kind == WGS__RED_FSUM)
+    return wgs__f2u(wgs__u2f(a) + wgs__u2f(b));
+  if (kind == WGS_SUM)
+    return a + b;
+  if (kind == WGS_MIN)
+    return a < b ? a : b;
+  return a > b ? a : b;
+}
+/* totalOrder as unsigned order: a positive float's bits with the sign bit set; a negative one's
+ * bits all flipped. */
+WGS_FN unsigned wgs__fkey(unsigned u) { return u ^ ((u >> 31) != 0u ? 0xffffffffu : 0x80000000u); }
+WGS_FN unsigned wgs__funkey(unsigned k) { return k ^ ((k >> 31) != 0u ? 0x80000000u : 0xffffffffu); }
+/* The kind for op over unsigned (f32 = 0) or float values, and a value's word for it and back. */
+WGS_FN unsigned wgs__red_kind(unsigned op, unsigned f32)
+{
+  return f32 && op == WGS_SUM ? WGS__RED_FSUM : op;
+}
+WGS_FN unsigned wgs__red_in(unsigned op, unsigned f32, unsigned bits)
+{
+  return f32 && op != WGS_SUM ? wgs__fkey(bits) : bits;
+}
+WGS_FN unsigned wgs__red_out(unsigned op, unsigned f32, unsigned word)
+{
+  return f32 && op != WGS_SUM ? wgs__funkey(word) : word;
+}
+
+#ifndef wgs__group_reduce
+/* The layer has no work-group reduction (OpenCL C 1.2): the group meets in global memory, on its
+ * native group's words (WGS_RED_GROUP), with no loop around a work-group barrier (PoCL 3.1 took
+ * seconds to minutes to compile a kernel with a few such loops). Work-item 0 stores the
+ * identity, a work-group barrier, every work-item combines its value with a read-modify-write
+ * (unsigned add, min, max: exact in any order; a float sum: a compare-and-swap loop, so its
+ * rounding follows the order the work-items came in), a barrier, every work-item reads the
+ * answer. Four words: phase (0: before the grid barrier, 1: after it) and the instance's parity
+ * pick one, so a call never writes a word another work-item may still read: the word of
+ * instance k is next stored at instance k + 2, after a work-group barrier that every work-item
+ * of the group passed after reading it. */
+WGS_FN wgs_word_ptr wgs__red_word(const wgs_env *env, unsigned phase)
+{
+  return wgs__glob(env->s) + WGS_RED_GROUP(env->max_groups) + WGS_RED_WORDS * wgs__group_index() +
+         2u * (env->instance & 1u) + phase;
+}
+WGS_FN unsigned wgs__group_reduce_global(const wgs_env *env, unsigned phase, unsigned kind, unsigned x)
+{
+  wgs_word_ptr w = wgs__red_word(env, phase);
+  if (env->local_id == 0u)
+    wgs__st_rlx(w, wgs__red_identity(kind));
+  wgs__group_barrier();
+  if (kind == WGS_SUM) {
+    (void)wgs__add_rlx(w, x);
+  } else if (kind == WGS_MIN) {
+    (void)wgs__min_rlx(w, x);
+  } else if (kind == WGS_MAX) {
+    (void)wgs__max_rlx(w, x);
+  } else {
+    unsigned seen = wgs__ld_rlx(w), was;
+    while ((was = wgs__cas_rlx(w, seen, wgs__red_op(kind, seen, x))) != seen)
+      seen = was;
+  }
+  wgs__group_barrier();
+  return wgs__ld_rlx(w);
+}
+#define wgs__group_reduce(env, phase, kind, x) wgs__group_reduce_global((env), (phase), (kind), (x))
+#define WGS__GROUP_REDUCE_ORDERED 0
+#endif
+
+/* Step 1: the group's value, stored for instance env->instance. */
+WGS_FN void wgs__red_put(const wgs_env *env, unsigned kind, unsigned x)
+{
+  unsigned mine = wgs__group_reduce(env, 0u, kind, x);
+  if (env->participating && env->local_id == 0u)
+    wgs__st_rlx(wgs__glob(env->s) + WGS_RED_PART(env->max_groups) +
+                    (env->instance & 1u) * env->max_groups + env->group_id,
+                mine);
+}
+/* Step 3, after the barrier of instance `instance`. */
+WGS_FN unsigned wgs__red_get(const wgs_env *env, unsigned kind, unsigned instance)
+{
+  wgs_word_ptr part = wgs__glob(env->s) + WGS_RED_PART(env->max_groups) +
+                      (instance & 1u) * env->max_groups;
+  unsigned acc = wgs__red_identity(kind);
+#if !WGS__GROUP_REDUCE_ORDERED
+  /* a float sum without an ordered work-group step: work-item 0 folds every value in order */
+  if (kind == WGS__RED_FSUM) {
+    wgs_word_ptr w = wgs__red_word(env, 1u);
+    if (env->participating && env->local_id == 0u) {
+      for (unsigned i = 0u; i < env->num_groups; i++)
+        acc = wgs__red_op(kind, acc, wgs__ld_rlx(&part[i]));
+      wgs__st_rlx(w, acc);
+    }
+    wgs__group_barrier();
+    return wgs__ld_rlx(w);
+  }
+#endif
+  if (env->participating)
+    for (unsigned i = env->local_id; i < env->num_groups; i += env->local_size)
+      acc = wgs__red_op(kind, acc, wgs__ld_rlx(&part[i]));
+  return wgs__group_reduce(env, 1u, kind, acc);
+}
+WGS_FN unsigned wgs__grid_reduce(wgs_env *env, unsigned op, unsigned f32, unsigned bits, unsigned site)
+{
+#if WGS__ENV_STARTS_EMPTY
+  if (wgs__outsider(env, site, 1))
+    return 0u;
+#endif
+  unsigned kind = wgs__red_kind(op, f32), instance = env->instance;
+  wgs__red_put(env, kind, wgs__red_in(op, f32, bits));
+  wgs__grid_barrier(env, site);
+  return wgs__red_out(op, f32, wgs__red_get(env, kind, instance));
+}
+/* The split forms: the arrive records the kind (bits 1 up of split_state), which the wait must
+ * name alike (checked builds report a mismatch as split misuse). */
+WGS_FN void wgs__grid_arrive_reduce(wgs_env *env, unsigned op, unsigned f32, unsigned bits, unsigned site)
+{
+  WGS__LEAVE_IF_OUTSIDER(env, site, 1);
+  unsigned kind = wgs__red_kind(op, f32);
+  wgs__red_put(env, kind, wgs__red_in(op, f32, bits));
+  wgs__grid_arrive_as(env, site, 1u | (op + 3u * f32 + 1u) << 1);
+}
+WGS_FN unsigned wgs__grid_wait_reduce(wgs_env *env, unsigned op, unsigned f32, unsigned site)
+{
+#if WGS__ENV_STARTS_EMPTY
+  if (wgs__outsider(env, site, 0))
+    return 0u;
+#endif
+  unsigned instance = env->instance;
+  wgs__grid_wait_as(env, site, 1u | (op + 3u * f32 + 1u) << 1);
+  return wgs__red_out(op, f32, wgs__red_get(env, wgs__red_kind(op, f32), instance));
 }
 
 /* ---- the API ---------------------------------------------------------------------------------
@@ -1105,5 +1286,26 @@ WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
 #define wgs_grid_arrive(env) \
   (wgs__count_entry((env), (unsigned)__LINE__), wgs__grid_arrive((env), (unsigned)__LINE__))
 #define wgs_grid_wait(env) wgs__grid_wait((env), (unsigned)__LINE__)
+/* Grid reductions: a grid barrier that returns, in every work-item of every participating group,
+ * op (WGS_SUM, WGS_MIN or WGS_MAX) over the values every one of them passed: unsigned 32-bit
+ * (the sum wraps modulo 2^32) or float (min and max in IEEE totalOrder; the sum in a fixed
+ * order, so every group gets the same bits). op is a constant. The split forms: arrive with the
+ * value, then wait for the answer (the same op and type), with work between them as
+ * wgs_grid_arrive / wgs_grid_wait. Each counts as one grid barrier. */
+#define wgs_grid_reduce_u32(env, op, v)         \
+  (wgs__count_entry((env), (unsigned)__LINE__), \
+   wgs__grid_reduce((env), (op), 0u, (unsigned)(v), (unsigned)__LINE__))
+#define wgs_grid_reduce_f32(env, op, v)                                                        \
+  (wgs__count_entry((env), (unsigned)__LINE__),                                             \
+   wgs__u2f(wgs__grid_reduce((env), (op), 1u, wgs__f2u((float)(v)), (unsigned)__LINE__)))
+#define wgs_grid_arrive_reduce_u32(env, op, v)  \
+  (wgs__count_entry((env), (unsigned)__LINE__), \
+   wgs__grid_arrive_reduce((env), (op), 0u, (unsigned)(v), (unsigned)__LINE__))
+#define wgs_grid_arrive_reduce_f32(env, op, v)  \
+  (wgs__count_entry((env), (unsigned)__LINE__), \
+   wgs__grid_arrive_reduce((env), (op), 1u, wgs__f2u((float)(v)), (unsigned)__LINE__))
+#define wgs_grid_wait_reduce_u32(env, op) wgs__grid_wait_reduce((env), (op), 0u, (unsigned)__LINE__)
+#define wgs_grid_wait_reduce_f32(env, op) \
+  wgs__u2f(wgs__grid_wait_reduce((env), (op), 1u, (unsigned)__LINE__))
 
 #endif

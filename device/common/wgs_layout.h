@@ -20,7 +20,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 7u
+#define WGS_LAYOUT_VERSION 8u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -199,6 +199,13 @@
  * inside them moved half 1 by 4 bytes per group and the counter barrier's latency by up to 10%
  * at some shapes (H100, the same call as the layout before it). */
 #define WGS_SITE(g, h) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + (h) * (g))
-#define WGS_STATE_WORDS(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + WGS_ROUND_LINE(2u * (g)))
+/* After those, the grid reductions' words (device/common/wgs_core.h, "grid reductions"): never
+ * cleared, since every word is written before it is read. WGS_RED_PART: two buffers of g words,
+ * each participating group's value for the reduction of an instance of parity b at b * g + id.
+ * WGS_RED_GROUP: where the layer has no work-group reduction, WGS_RED_WORDS per native group. */
+#define WGS_RED_PART(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + WGS_ROUND_LINE(2u * (g)))
+#define WGS_RED_WORDS 4u
+#define WGS_RED_GROUP(g) (WGS_RED_PART(g) + WGS_ROUND_LINE(2u * (g)))
+#define WGS_STATE_WORDS(g) (WGS_RED_GROUP(g) + WGS_ROUND_LINE(WGS_RED_WORDS * (g)))
 
 #endif

@@ -126,6 +126,45 @@ typedef unsigned long long wgs__u64;
 #define wgs__group_barrier() __syncthreads()
 /* A work-group barrier that also ORs a value over the group (bar.red.or: one barrier). */
 #define wgs__group_barrier_or(env, slot, v) ((unsigned)__syncthreads_or((int)((v) != 0u)))
+#define wgs__f2u(f) __float_as_uint(f)
+#define wgs__u2f(u) __uint_as_float(u)
+/* The grid reductions' work-group step (device/common/wgs_core.h, "grid reductions"): a tree of
+ * down-shuffles in each warp (lane 0 ends with the warp's value; lanes past a partial warp's end
+ * are left out), the warps' values in shared memory, the same tree in warp 0, its answer in
+ * shared memory for the block: two __syncthreads, a fixed order. Reuse: the next call writes the
+ * warps' words before its first __syncthreads, after warp 0 read them here before the second;
+ * and the answer after its first, which every thread passes only after reading it here. */
+WGS_DEV unsigned wgs__red_op(unsigned kind, unsigned a, unsigned b);
+/* lanes: the warp's threads (all run the shuffles); valid: those whose x counts */
+WGS_DEV unsigned wgs__warp_reduce(unsigned kind, unsigned x, unsigned lanes, unsigned valid)
+{
+  unsigned lane = threadIdx.x & 31u, mask = lanes >= 32u ? 0xffffffffu : (1u << lanes) - 1u;
+  for (unsigned d = 16u; d > 0u; d >>= 1) {
+    unsigned y = __shfl_down_sync(mask, x, d);
+    if (lane + d < valid)
+      x = wgs__red_op(kind, x, y);
+  }
+  return x;
+}
+WGS_DEV unsigned wgs__cuda_group_reduce(unsigned kind, unsigned x)
+{
+  __shared__ unsigned red[33];
+  unsigned lane = threadIdx.x & 31u, warp = threadIdx.x >> 5, n = blockDim.x;
+  unsigned warps = (n + 31u) >> 5, here = n - (warp << 5) < 32u ? n - (warp << 5) : 32u;
+  x = wgs__warp_reduce(kind, x, here, here);
+  if (lane == 0u)
+    red[warp] = x;
+  __syncthreads();
+  if (warp == 0u) {
+    x = wgs__warp_reduce(kind, lane < warps ? red[lane] : 0u, here, warps);
+    if (lane == 0u)
+      red[32] = x;
+  }
+  __syncthreads();
+  return red[32];
+}
+#define wgs__group_reduce(env, phase, kind, x) wgs__cuda_group_reduce((kind), (x))
+#define WGS__GROUP_REDUCE_ORDERED 1
 /* The join between a grid barrier's phases: the XF barrier's B2 is __syncthreads (block-uniform
  * condition); the counter barrier needs only the combiner's first warp (S, R <= 32 lanes poll
  * and publish), __syncwarp, which orders at CTA scope what the lanes acquired before the

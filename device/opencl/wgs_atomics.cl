@@ -81,6 +81,14 @@ WGS_FN uint wgs__or_rlx(wgs_word_ptr p, uint v)
 {
   return atomic_fetch_or_explicit(WGS__A(p), v, memory_order_relaxed, memory_scope_device);
 }
+WGS_FN uint wgs__min_rlx(wgs_word_ptr p, uint v)
+{
+  return atomic_fetch_min_explicit(WGS__A(p), v, memory_order_relaxed, memory_scope_device);
+}
+WGS_FN uint wgs__max_rlx(wgs_word_ptr p, uint v)
+{
+  return atomic_fetch_max_explicit(WGS__A(p), v, memory_order_relaxed, memory_scope_device);
+}
 WGS_FN uint wgs__cas_rlx(wgs_word_ptr p, uint expected, uint desired)
 {
   atomic_compare_exchange_strong_explicit(WGS__A(p), &expected, desired, memory_order_relaxed,
@@ -135,6 +143,8 @@ WGS_FN uint wgs__cas_rlx(wgs_word_ptr p, uint expected, uint desired)
   return atomic_cmpxchg(p, expected, desired);
 }
 WGS_FN uint wgs__or_rlx(wgs_word_ptr p, uint v) { return atomic_or(p, v); }
+WGS_FN uint wgs__min_rlx(wgs_word_ptr p, uint v) { return atomic_min(p, v); }
+WGS_FN uint wgs__max_rlx(wgs_word_ptr p, uint v) { return atomic_max(p, v); }
 #define WGS_HAS_TIMER 1
 WGS_FN ulong wgs__timer_ns(void)
 {
@@ -181,6 +191,8 @@ WGS_FN uint wgs__cas_rlx(wgs_word_ptr p, uint expected, uint desired)
   return atomic_cmpxchg(p, expected, desired);
 }
 WGS_FN uint wgs__or_rlx(wgs_word_ptr p, uint v) { return atomic_or(p, v); }
+WGS_FN uint wgs__min_rlx(wgs_word_ptr p, uint v) { return atomic_min(p, v); }
+WGS_FN uint wgs__max_rlx(wgs_word_ptr p, uint v) { return atomic_max(p, v); }
 #endif
 
 #ifndef WGS_HAS_TIMER
@@ -233,4 +245,6 @@ WGS_FN uint wgs__bar_red_or(uint v)
 #define WGS_REPS_POLL_AFTER_JOIN 1
 #endif
 #define wgs__log2(x) (31u - clz(x))
+#define wgs__f2u(f) as_uint(f)
+#define wgs__u2f(u) as_float(u)
 #define wgs__pause_ns(ns) ((void)0)

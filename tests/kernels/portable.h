@@ -129,3 +129,99 @@ WGS_KERNEL void portable_mixed(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *cn
     }
   }
 }
+
+/*
+ * The grid reductions' answers (wgs_grid_reduce_u32/_f32 and the split forms), one kernel for
+ * both backends. Each round runs ten barrier instances, so every reduction meets its buffer's
+ * reuse two instances later: unsigned sum, min and max; a split float sum; a plain barrier; a
+ * float min and a split float max; the max and min of zeros of both signs (totalOrder: +0 and
+ * -0); a float sum that rounds. The values move round by round (the minimum's holder is another
+ * work-item each round). Every work-item checks the exact answers: bad[0] counts wrong ones,
+ * bad[1..3] describe the first (16 x round + position, answer's bits, global id); the rounding
+ * sum's bits go to sums[round * groups + group] for the host, which checks that every group got
+ * the same bits and that they are close to the exact sum. The barriers sit outside run-time
+ * conditions (PoCL).
+ */
+#ifdef __CUDACC__
+#define PORTABLE_BITS(f) __float_as_uint(f)
+#else
+#define PORTABLE_BITS(f) as_uint(f)
+#endif
+#define PORTABLE_RED_CHECK(got, want, at)                                                       \
+  do {                                                                                          \
+    if ((got) != (want) && PORTABLE_ADD(&bad[0], 1u) == 0u) {                                   \
+      bad[1] = (at);                                                                            \
+      bad[2] = (got);                                                                           \
+      bad[3] = gid;                                                                             \
+    }                                                                                           \
+  } while (0)
+WGS_KERNEL void portable_reduce(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *bad,
+                                WGS_GLOBAL wgs_uint *sums, wgs_uint rounds)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    wgs_uint gid = (wgs_uint)wgs_get_global_id(&e), gsize = (wgs_uint)wgs_get_global_size(&e);
+    wgs_uint n = wgs_get_num_groups(&e);
+    for (wgs_uint r = 0u; r < rounds; ++r) {
+      wgs_uint spread = 1000u + ((gid + r) % gsize) * 3u;
+      wgs_uint a = wgs_grid_reduce_u32(&e, WGS_SUM, gid + r);
+      wgs_uint b = wgs_grid_reduce_u32(&e, WGS_MIN, spread);
+      wgs_uint c = wgs_grid_reduce_u32(&e, WGS_MAX, spread);
+      wgs_grid_arrive_reduce_f32(&e, WGS_SUM, (float)((gid + r) % 16u) * 0.25f - 1.0f);
+      /* the expected sum, computed while the barrier completes */
+      wgs_uint full = gsize / 16u, quarters = full * 120u;
+      for (wgs_uint j = 0u; j < gsize % 16u; ++j)
+        quarters += (j + r) % 16u;
+      float d = wgs_grid_wait_reduce_f32(&e, WGS_SUM);
+      wgs_grid_barrier(&e);
+      float below = -(float)((gid + r) % gsize) - 0.5f;
+      float f = wgs_grid_reduce_f32(&e, WGS_MIN, below);
+      wgs_grid_arrive_reduce_f32(&e, WGS_MAX, below);
+      float g = wgs_grid_wait_reduce_f32(&e, WGS_MAX);
+      float zero = gid == (r * 2654435761u) % gsize ? 0.0f : -0.0f;
+      float h = wgs_grid_reduce_f32(&e, WGS_MAX, zero);
+      float i = wgs_grid_reduce_f32(&e, WGS_MIN, zero);
+      float j = wgs_grid_reduce_f32(&e, WGS_SUM, 1.0f / (float)(gid + r + 1u));
+      PORTABLE_RED_CHECK(a, (gsize % 2u ? gsize * ((gsize - 1u) / 2u) : gsize / 2u * (gsize - 1u)) + r * gsize,
+                         16u * r);
+      PORTABLE_RED_CHECK(b, 1000u, 16u * r + 1u);
+      PORTABLE_RED_CHECK(c, 1000u + (gsize - 1u) * 3u, 16u * r + 2u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(d), PORTABLE_BITS((float)quarters * 0.25f - (float)gsize),
+                         16u * r + 3u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(f), PORTABLE_BITS(-(float)(gsize - 1u) - 0.5f), 16u * r + 5u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(g), PORTABLE_BITS(-0.5f), 16u * r + 6u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(h), 0u, 16u * r + 7u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(i), 0x80000000u, 16u * r + 8u);
+      if (e.local_id == 0u)
+        sums[r * n + e.group_id] = PORTABLE_BITS(j);
+    }
+  }
+}
+/* Four of portable_reduce's reductions (an unsigned min, the split float sum, the max of signed
+ * zeros, the rounding sum; the same positions in bad[1]): PoCL's workitemrepl method compiles a
+ * kernel in time proportional to its loops times the local size, minutes for the whole set. */
+WGS_KERNEL void portable_reduce_few(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *bad,
+                                    WGS_GLOBAL wgs_uint *sums, wgs_uint rounds)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    wgs_uint gid = (wgs_uint)wgs_get_global_id(&e), gsize = (wgs_uint)wgs_get_global_size(&e);
+    wgs_uint n = wgs_get_num_groups(&e);
+    for (wgs_uint r = 0u; r < rounds; ++r) {
+      wgs_uint b = wgs_grid_reduce_u32(&e, WGS_MIN, 1000u + ((gid + r) % gsize) * 3u);
+      wgs_grid_arrive_reduce_f32(&e, WGS_SUM, (float)((gid + r) % 16u) * 0.25f - 1.0f);
+      wgs_uint quarters = gsize / 16u * 120u;
+      for (wgs_uint j = 0u; j < gsize % 16u; ++j)
+        quarters += (j + r) % 16u;
+      float d = wgs_grid_wait_reduce_f32(&e, WGS_SUM);
+      float h = wgs_grid_reduce_f32(&e, WGS_MAX, gid == (r * 2654435761u) % gsize ? 0.0f : -0.0f);
+      float j = wgs_grid_reduce_f32(&e, WGS_SUM, 1.0f / (float)(gid + r + 1u));
+      PORTABLE_RED_CHECK(b, 1000u, 16u * r + 1u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(d), PORTABLE_BITS((float)quarters * 0.25f - (float)gsize),
+                         16u * r + 3u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(h), 0u, 16u * r + 7u);
+      if (e.local_id == 0u)
+        sums[r * n + e.group_id] = PORTABLE_BITS(j);
+    }
+  }
+}
