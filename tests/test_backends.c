@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "reduce_check.h"
 #include "wgsync.h"
 #ifdef WGSYNC_HAVE_CUDA
 #include "wgsync_cuda.h"
@@ -413,6 +414,78 @@ static int t_split_wg(wgs_device_t *dev, const wgs_device_info *in)
 /* The one launch API on every backend: a state, a kernel handle (an OpenCL program's kernel, a
  * CUDA kernel wrapped), a buffer, arguments by index, a synchronous launch and two asynchronous
  * ones with their result; the kernel's count must be participants x rounds. */
+/* Grid reductions on a Vulkan device: tests/kernels/reduce.comp (portable_reduce's checks),
+ * checked and not, at local sizes 8 and 40, 20 rounds (lavapipe's loop budget: the waits of
+ * 200 barrier instances); a second launch gives the float sum the same bits. OpenCL and CUDA run
+ * portable_reduce itself (test_wgsync reduce, test_wgsync_cuda reduce). */
+static int t_reduce(wgs_device_t *dev, const wgs_device_info *in)
+{
+  if (in->backend != WGS_BACKEND_VULKAN) {
+    printf("SKIP: test_wgsync and test_wgsync_cuda run the reductions on %s\n", backend_name);
+    return WGS_SKIP;
+  }
+  uint32_t rounds = 20, cap = wgs_default_groups(dev, 8);
+  wgs_state_t *st = NULL;
+  wgs_buffer_t *bad = NULL, *sums = NULL;
+  CHECK_OK(wgs_state_create(dev, cap, &st));
+  CHECK_OK(wgs_buffer_create(dev, 16, &bad));
+  CHECK_OK(wgs_buffer_create(dev, (size_t)rounds * cap * 4, &sums));
+  uint32_t *h = malloc((size_t)rounds * cap * 4), *first = malloc((size_t)rounds * cap * 4);
+  CHECK(h && first);
+  for (int checked = 0; checked < 2; checked++) {
+    wgs_program_t *prog = NULL;
+    wgs_kernel_t *k = NULL;
+    CHECK_OK(vulkan_module(dev, checked ? "reduce_1.spv" : "reduce_0.spv",
+                           checked ? "-DWGS_CHECKED=1" : "", &prog, &k));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, bad));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 2, sums));
+    CHECK_OK(wgs_kernel_set_arg(k, 3, sizeof rounds, &rounds));
+    size_t locals[2] = {8, 40};
+    for (int l = 0; l < 2; l++) {
+      unsigned before = 0;
+      for (int again = 0; again < 2; again++) {
+        uint32_t zero[4] = {0, 0, 0, 0}, got[4];
+        CHECK_OK(wgs_buffer_write(bad, 0, sizeof zero, zero));
+        wgs_launch_config cfg;
+        wgs_launch_config_init(&cfg);
+        cfg.local_size = locals[l];
+        cfg.groups = wgs_default_groups(dev, locals[l]) < cap ? wgs_default_groups(dev, locals[l]) : cap;
+        cfg.timeout_ms = 2000;
+        wgs_launch_result r;
+        CHECK_OK(wgs_launch(st, k, &cfg, &r));
+        CHECK_OK(wgs_buffer_read(bad, 0, sizeof got, got));
+        unsigned n = r.participants;
+        CHECK_OK(wgs_buffer_read(sums, 0, (size_t)rounds * n * 4, h));
+        unsigned badr = check_reduce_sums(h, rounds, n, n * (unsigned)locals[l]);
+        printf("grid reductions, %s: %u groups x %zu, %u rounds, %u wrong answers, %u bad float sums",
+               checked ? "checked" : "unchecked", n, locals[l], rounds, got[0], badr);
+        if (got[0])
+          printf(" (first: position %u of round %u answered 0x%x to invocation %u)", got[1] % 16u,
+                 got[1] / 16u, got[2], got[3]);
+        if (again == 0) {
+          memcpy(first, h, (size_t)rounds * n * 4);
+          before = n;
+        } else if (before == n) {
+          int same = !memcmp(first, h, (size_t)rounds * n * 4);
+          printf(", %s bits as the launch before", same ? "the same" : "OTHER");
+          CHECK(same);
+        }
+        printf("\n");
+        CHECK_EQ(got[0], 0);
+        CHECK_EQ(badr, 0);
+      }
+    }
+    wgs_kernel_release(k);
+    wgs_program_release(prog);
+  }
+  free(h);
+  free(first);
+  wgs_buffer_release(bad);
+  wgs_buffer_release(sums);
+  wgs_state_release(st);
+  return 0;
+}
+
 static int t_launch(wgs_device_t *dev, const wgs_device_info *in)
 {
   wgs_program_t *prog = NULL;
@@ -598,6 +671,7 @@ static const struct {
     {"latency_split", t_latency_split},
     {"bad", t_bad},
     {"launch", t_launch},
+    {"reduce", t_reduce},
     {"tools", t_tools},
     {"missed", t_missed},
     {"split_wg", t_split_wg},

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "reduce_check.h"
 #include "wgsync.h"
 #include "wgsync_opencl.h"
 
@@ -1023,30 +1024,6 @@ static int case_or(void)
   return 0;
 }
 
-
-/* The sum check of the grid reductions' tests (here and test_cuda.cu): every group's bits for
- * round r equal, and near the exact sum of 1/(gid + r + 1). Returns the number of bad rounds. */
-static unsigned check_reduce_sums(const uint32_t *sums, unsigned rounds, unsigned n, unsigned gsize)
-{
-  unsigned badr = 0;
-  for (unsigned r = 0; r < rounds; r++) {
-    double want = 0;
-    for (unsigned g = 0; g < gsize; g++)
-      want += 1.0 / (double)(g + r + 1);
-    float got;
-    memcpy(&got, &sums[(size_t)r * n], sizeof got);
-    int same = 1;
-    for (unsigned g = 1; g < n; g++)
-      same &= sums[(size_t)r * n + g] == sums[(size_t)r * n];
-    if (!same || fabs(got - want) > 1e-5 * want) {
-      if (!badr)
-        printf("round %u: float sum %.9g (exact %.9g), %s\n", r, got, want,
-               same ? "every group alike" : "groups differ");
-      badr++;
-    }
-  }
-  return badr;
-}
 
 /* Grid reductions (tests/kernels/portable.h's portable_reduce, which test_cuda.cu runs too): the
  * answers every work-item gets, both barrier kinds, checked and unchecked, at a local size that is

@@ -2,7 +2,7 @@
  * wgsync device library for Vulkan compute shaders (GLSL 4.50+, the Vulkan memory model):
  * occupancy discovery (Sorensen et al. 2016 §3, wgsync's lock-free poll), the participating-group
  * environment (Table 2), the counter grid barrier among participating groups (§4), its split
- * form (arrive / wait), the grid barrier with an OR, and checked builds (-DWGS_CHECKED=1: every
+ * form (arrive / wait), the grid barrier with an OR, grid reductions, and checked builds (-DWGS_CHECKED=1: every
  * spin bounded by the device clock, a missed barrier reported with the groups that never came).
  *
  *   #version 460
@@ -45,6 +45,7 @@
 #extension GL_EXT_shader_realtime_clock : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_KHR_shader_subgroup_vote : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 
 #include "wgs_layout.h"
 
@@ -164,7 +165,7 @@ struct wgs_env {
   uint local_size;
   uint instance;     /* grid barriers passed (checked builds name them) */
   uint counted;      /* counter instances passed, full or split: the arrival target */
-  uint split_state;  /* 0 idle, 1 arrived */
+  uint split_state;  /* 0 idle, else arrived: bit 0, and a pending reduction's kind + 1 above it */
   uint waits;        /* 1: the arrival is an acq_rel add whose result is waited for */
   uint shards;       /* sharded launches: log2 S | log2 R << 4 (0: one count) */
   bool participating;
@@ -504,7 +505,7 @@ void wgsi_check_entry(wgs_env env, uint site)
     return;
   }
   uint entered = wgsi_ld_rlx(env.s + WGS_OFF_WITEMS(env.max_groups) + env.group_id) -
-                 (env.instance + env.split_state) * env.local_size;
+                 (env.instance + (env.split_state & 1u)) * env.local_size;
   if (entered < env.local_size)
     wgsi_report_misuse(WGS_MISUSE_PARTIAL_GROUP, site, entered, env.local_size);
 #endif
@@ -645,7 +646,7 @@ void wgsi_split_misuse(wgs_env env, uint site)
   }
 #endif
 }
-void wgsi_grid_arrive(inout wgs_env env, uint site)
+void wgsi_grid_arrive(inout wgs_env env, uint site, uint state)
 {
   if (env.split_state != 0u)
     wgsi_split_misuse(env, site);
@@ -655,18 +656,91 @@ void wgsi_grid_arrive(inout wgs_env env, uint site)
     if (env.participating)
       wgsi_arrive(env, false); /* a split arrive never waits */
   }
-  env.split_state = 1u;
+  env.split_state = state;
 }
-void wgsi_grid_wait(inout wgs_env env, uint site)
+/* state: what the arrive this wait completes set (1: a plain arrive) */
+void wgsi_grid_wait(inout wgs_env env, uint site, uint state)
 {
-  if (env.split_state != 1u)
+  if (env.split_state != state)
     wgsi_split_misuse(env, site);
-  wgsi_counter_wait(env, env.participating && env.split_state == 1u, 0u, site);
+  wgsi_counter_wait(env, env.participating && env.split_state == state, 0u, site);
   wgsi_group_barrier();
   env.split_state = 0u;
   env.counted++;
   env.instance++;
 }
+
+/* Grid reductions (device/common/wgs_core.h, "grid reductions", has the argument): the group's
+ * value stored at its id in the buffer of the instance's parity before the barrier (released by
+ * the arrival), every group folding every value in the same order after it. The work-group step:
+ * the subgroup's reduction (GL_KHR_shader_subgroup_arithmetic), each subgroup's value in shared
+ * memory, invocation 0 folding them in subgroup order, its answer in shared memory for the
+ * group: a fixed order on a given device, so every group computes the same bits. Reuse: a call
+ * writes the subgroups' words before its first barrier, after the last call's invocation 0 read
+ * them before its last; the answer after its first, which every invocation passes only after
+ * reading the last answer. */
+#define WGS_SUM 0u
+#define WGS_MIN 1u
+#define WGS_MAX 2u
+#define WGSI_RED_FSUM 3u
+#define WGSI_RED_SLOTS 64u
+shared uint wgsi_red[WGSI_RED_SLOTS + 1u];
+uint wgsi_red_identity(uint kind)
+{
+  return kind == WGS_MIN ? 0xffffffffu : kind == WGSI_RED_FSUM ? 0x80000000u : 0u;
+}
+uint wgsi_red_op(uint kind, uint a, uint b)
+{
+  if (kind == WGSI_RED_FSUM)
+    return floatBitsToUint(uintBitsToFloat(a) + uintBitsToFloat(b));
+  return kind == WGS_SUM ? a + b : kind == WGS_MIN ? min(a, b) : max(a, b);
+}
+/* floats' min and max in totalOrder, as unsigned keys (wgs_core.h's wgs__fkey) */
+uint wgsi_fkey(uint u) { return u ^ ((u >> 31) != 0u ? 0xffffffffu : 0x80000000u); }
+uint wgsi_funkey(uint k) { return k ^ ((k >> 31) != 0u ? 0x80000000u : 0xffffffffu); }
+uint wgsi_subgroup_reduce(uint kind, uint x)
+{
+  if (kind == WGSI_RED_FSUM)
+    return floatBitsToUint(subgroupAdd(uintBitsToFloat(x)));
+  return kind == WGS_SUM ? subgroupAdd(x) : kind == WGS_MIN ? subgroupMin(x) : subgroupMax(x);
+}
+uint wgsi_group_reduce(uint kind, uint x)
+{
+  uint v = wgsi_subgroup_reduce(kind, x), acc = wgsi_red_identity(kind);
+  for (uint base = 0u; base < gl_NumSubgroups; base += WGSI_RED_SLOTS) {
+    if (subgroupElect() && gl_SubgroupID >= base && gl_SubgroupID - base < WGSI_RED_SLOTS)
+      wgsi_red[gl_SubgroupID - base] = v;
+    wgsi_group_barrier();
+    if (gl_LocalInvocationIndex == 0u)
+      for (uint i = 0u; i < min(WGSI_RED_SLOTS, gl_NumSubgroups - base); ++i)
+        acc = wgsi_red_op(kind, acc, wgsi_red[i]);
+    wgsi_group_barrier();
+  }
+  if (gl_LocalInvocationIndex == 0u)
+    wgsi_red[WGSI_RED_SLOTS] = acc;
+  wgsi_group_barrier();
+  return wgsi_red[WGSI_RED_SLOTS];
+}
+uint wgsi_red_kind(uint op, bool f32) { return f32 && op == WGS_SUM ? WGSI_RED_FSUM : op; }
+uint wgsi_red_in(uint op, bool f32, uint bits) { return f32 && op != WGS_SUM ? wgsi_fkey(bits) : bits; }
+uint wgsi_red_out(uint op, bool f32, uint w) { return f32 && op != WGS_SUM ? wgsi_funkey(w) : w; }
+void wgsi_red_put(wgs_env env, uint kind, uint x)
+{
+  uint mine = wgsi_group_reduce(kind, x);
+  if (env.participating && env.local_id == 0u)
+    wgsi_st_rlx(WGS_RED_PART(env.max_groups) + (env.instance & 1u) * env.max_groups + env.group_id,
+                mine);
+}
+uint wgsi_red_get(wgs_env env, uint kind, uint instance)
+{
+  uint part = WGS_RED_PART(env.max_groups) + (instance & 1u) * env.max_groups;
+  uint acc = wgsi_red_identity(kind);
+  if (env.participating)
+    for (uint i = env.local_id; i < env.num_groups; i += env.local_size)
+      acc = wgsi_red_op(kind, acc, wgsi_ld_rlx(part + i));
+  return wgsi_group_reduce(kind, acc);
+}
+uint wgsi_red_state(uint op, bool f32) { return 1u | (op + (f32 ? 3u : 0u) + 1u) << 1; }
 
 /* ---- the API: the call's line is what a checked build names ----------------------------------- */
 void wgsi_barrier_at(inout wgs_env env, uint site)
@@ -682,7 +756,27 @@ bool wgsi_barrier_or_at(inout wgs_env env, bool v, uint site)
 void wgsi_arrive_at(inout wgs_env env, uint site)
 {
   wgsi_count_entry(env, site);
-  wgsi_grid_arrive(env, site);
+  wgsi_grid_arrive(env, site, 1u);
+}
+uint wgsi_reduce_at(inout wgs_env env, uint op, bool f32, uint bits, uint site)
+{
+  wgsi_count_entry(env, site);
+  uint kind = wgsi_red_kind(op, f32), instance = env.instance;
+  wgsi_red_put(env, kind, wgsi_red_in(op, f32, bits));
+  wgsi_grid_barrier(env, site, false, false);
+  return wgsi_red_out(op, f32, wgsi_red_get(env, kind, instance));
+}
+void wgsi_arrive_reduce_at(inout wgs_env env, uint op, bool f32, uint bits, uint site)
+{
+  wgsi_count_entry(env, site);
+  wgsi_red_put(env, wgsi_red_kind(op, f32), wgsi_red_in(op, f32, bits));
+  wgsi_grid_arrive(env, site, wgsi_red_state(op, f32));
+}
+uint wgsi_wait_reduce_at(inout wgs_env env, uint op, bool f32, uint site)
+{
+  uint instance = env.instance;
+  wgsi_grid_wait(env, site, wgsi_red_state(op, f32));
+  return wgsi_red_out(op, f32, wgsi_red_get(env, wgsi_red_kind(op, f32), instance));
 }
 #define wgs_discover(env) wgsi_discover(env, uint(__LINE__))
 /* Every invocation of every participating group calls it the same number of times (§4.3). */
@@ -690,6 +784,19 @@ void wgsi_arrive_at(inout wgs_env env, uint site)
 /* The same barrier; true in every invocation when any invocation of any group passed true. */
 #define wgs_grid_barrier_or(env, v) wgsi_barrier_or_at(env, (v), uint(__LINE__))
 #define wgs_grid_arrive(env) wgsi_arrive_at(env, uint(__LINE__))
-#define wgs_grid_wait(env) wgsi_grid_wait(env, uint(__LINE__))
+#define wgs_grid_wait(env) wgsi_grid_wait(env, uint(__LINE__), 1u)
+/* Grid reductions: op (WGS_SUM, WGS_MIN, WGS_MAX) over every participating invocation's value,
+ * in every one of them (wgs_core.h's API says the rest); split forms arrive with the value and
+ * wait for the answer. */
+#define wgs_grid_reduce_u32(env, op, v) wgsi_reduce_at(env, (op), false, uint(v), uint(__LINE__))
+#define wgs_grid_reduce_f32(env, op, v) \
+  uintBitsToFloat(wgsi_reduce_at(env, (op), true, floatBitsToUint(float(v)), uint(__LINE__)))
+#define wgs_grid_arrive_reduce_u32(env, op, v) \
+  wgsi_arrive_reduce_at(env, (op), false, uint(v), uint(__LINE__))
+#define wgs_grid_arrive_reduce_f32(env, op, v) \
+  wgsi_arrive_reduce_at(env, (op), true, floatBitsToUint(float(v)), uint(__LINE__))
+#define wgs_grid_wait_reduce_u32(env, op) wgsi_wait_reduce_at(env, (op), false, uint(__LINE__))
+#define wgs_grid_wait_reduce_f32(env, op) \
+  uintBitsToFloat(wgsi_wait_reduce_at(env, (op), true, uint(__LINE__)))
 
 #endif

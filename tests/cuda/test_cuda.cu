@@ -12,6 +12,7 @@
 #include <cooperative_groups.h>
 
 #include "check.h"
+#include "reduce_check.h"
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
@@ -298,6 +299,62 @@ static int case_or(void)
     CHECK_EQ(got[0], 0);
   }
   cudaFree(bad);
+  wgs_cuda_state_release(st);
+  return 0;
+}
+
+/* Grid reductions: tests/kernels/portable.h's portable_reduce, as test_wgsync's reduce, at LOCAL
+ * threads and at 40 (a partial warp), both barrier kinds; a second launch gives the float sum
+ * the same bits. */
+static int case_reduce(void)
+{
+  unsigned rounds = 200, *bad, *sums, got[4];
+  int locals[2] = {LOCAL, 40};
+  uint32_t cap = wgs_cuda_default_groups(0, 40);
+  wgs_cuda_state_t *st;
+  CHECK_OK(wgs_cuda_state_create(0, cap, &st));
+  CHECK(cudaMalloc(&bad, 16) == cudaSuccess);
+  CHECK(cudaMalloc(&sums, (size_t)rounds * cap * 4) == cudaSuccess);
+  uint32_t *h = (uint32_t *)malloc((size_t)rounds * cap * 4), *first = (uint32_t *)malloc((size_t)rounds * cap * 4);
+  CHECK(h && first);
+  for (int l = 0; l < 2; l++) {
+    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+      unsigned before = 0;
+      for (int again = 0; again < 2; again++) {
+        cudaMemset(bad, 0, 16);
+        void *args[4] = {NULL, &bad, &sums, &rounds};
+        wgs_launch_config cfg;
+        wgs_launch_config_init(&cfg);
+        cfg.local_size = (size_t)locals[l];
+        cfg.barrier = (wgs_barrier)b;
+        cfg.timeout_ms = 2000;
+        wgs_launch_result res;
+        CHECK_OK(wgs_cuda_launch(st, (const void *)portable_reduce, args, 4, 0, 0, &cfg, &res));
+        CHECK(cudaMemcpy(got, bad, 16, cudaMemcpyDeviceToHost) == cudaSuccess);
+        unsigned n = res.participants;
+        CHECK(cudaMemcpy(h, sums, (size_t)rounds * n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
+        unsigned badr = check_reduce_sums(h, rounds, n, n * (unsigned)locals[l]);
+        printf("grid reductions, kind %d: %u groups x %d, %u rounds, %u wrong answers, %u bad float sums", b, n,
+               locals[l], rounds, got[0], badr);
+        if (got[0])
+          printf(" (first: position %u of round %u answered 0x%x to thread %u)", got[1] % 16u, got[1] / 16u, got[2],
+                 got[3]);
+        if (again == 0) {
+          memcpy(first, h, (size_t)rounds * n * 4);
+          before = n;
+        } else if (before == n) {
+          int same = !memcmp(first, h, (size_t)rounds * n * 4);
+          printf(", %s bits as the launch before", same ? "the same" : "OTHER");
+          CHECK(same);
+        }
+        printf("\n");
+        CHECK_EQ(got[0], 0);
+        CHECK_EQ(badr, 0);
+      }
+    }
+  }
+  free(h), free(first);
+  cudaFree(bad), cudaFree(sums);
   wgs_cuda_state_release(st);
   return 0;
 }
@@ -768,6 +825,7 @@ int main(int argc, char **argv)
   if (!strcmp(c, "mp_unchecked")) return case_mp(0, 1);
   if (!strcmp(c, "split")) return case_mp(1, 0);
   if (!strcmp(c, "or")) return case_or();
+  if (!strcmp(c, "reduce")) return case_reduce();
   if (!strcmp(c, "mixed")) return case_mixed();
   if (!strcmp(c, "deadlock")) return case_deadlock();
   if (!strcmp(c, "bad_input")) return case_bad_input();
