@@ -57,6 +57,28 @@ for ex in opencl-jacobi split-barrier cuda-jacobi; do
       run "$ex (pkg-config, nvcc's default runtime)" "$exe-static-rt"
     else echo "FAILED  $ex (nvcc default build)"; fail=1; fi ;;
   esac
+  # the static libraries (wgsync-static.pc, wgsync-cuda-static.pc and the _static CMake targets):
+  # a program that loads no libwgsync*.so, and for CUDA one runtime, the static one in the program
+  case $ex in
+    cuda-*) nvcc -arch=sm_90 -o "$exe-static" "$here/$ex"/*.cu $(pkg-config --cflags --libs wgsync-cuda-static)
+            shared_libs='libwgsync|libcudart' ;;
+    *) cc -std=c11 -O2 -o "$exe-static" "$here/$ex"/*.c $(pkg-config --cflags --libs wgsync-static)
+       shared_libs='libwgsync' ;;
+  esac
+  if [ $? -ne 0 ]; then echo "FAILED  $ex (pkg-config static build)"; fail=1
+  elif ldd "$exe-static" | grep -E "$shared_libs"; then
+    echo "FAILED  $ex (pkg-config static build: loads the shared libraries above)"; fail=1
+  else run "$ex (pkg-config, static)" "$exe-static"; fi
+  b="$work/$ex-cmake-static"
+  if cmake -S "$here/$ex" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+       -DWGSYNC_EXAMPLE_STATIC=ON > "$b.log" 2>&1 && cmake --build "$b" >> "$b.log" 2>&1; then
+    exe=$(find "$b" -maxdepth 1 -type f -executable | head -1)
+    if ldd "$exe" | grep -E "$shared_libs"; then
+      echo "FAILED  $ex (find_package, static: loads the shared libraries above)"; fail=1
+    else run "$ex (find_package, static)" "$exe"; fi
+  else
+    echo "FAILED  $ex (find_package static build; log follows)"; cat "$b.log"; fail=1
+  fi
 done
 # the CuPy example: through the Python package (python/) over the installed libraries
 WGSYNC_LIBRARY_DIR="$libdir" PYTHONPATH="$here/../python${PYTHONPATH:+:$PYTHONPATH}" \
