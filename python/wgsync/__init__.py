@@ -122,6 +122,14 @@ def _find(stem):
                 return os.path.join(d, n)
         raise OSError("WGSYNC_LIBRARY_DIR=%s has no lib%s.so (expected the installed "
                       "wgsync's lib folder)" % (d, stem))
+    try:  # installed by `cmake --install --component python`: the prefix's libraries
+        from . import _installed
+        d = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), _installed.LIBDIR))
+        for n in names:
+            if os.path.exists(os.path.join(d, n)):
+                return os.path.join(d, n)
+    except ImportError:
+        pass
     found = ctypes.util.find_library(stem)
     if found:
         return found

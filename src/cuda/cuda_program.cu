@@ -96,7 +96,7 @@ int wgs__cuda_tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
       return wgs__fail(WGS_EBACKEND, "wgs_tools_program: '%s' (%s) cannot run the kernels of "
                                      "libwgsync_cuda: %s (%s); they are compiled for "
                                      "architecture(s) %s: rebuild with "
-                                     "-DCMAKE_CUDA_ARCHITECTURES naming this GPU's",
+                                     "-DWGSYNC_CUDA_ARCHITECTURES naming this GPU's",
                        d->info.name, d->info.device_version, cudaGetErrorName(e),
                        cudaGetErrorString(e), WGS_CUDA_ARCHS);
     }
