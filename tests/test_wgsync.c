@@ -1212,9 +1212,9 @@ static int case_lifetime(void)
       setrlimit(RLIMIT_AS, &lim);
       wgs_state_t *big;
       wgs_buffer_t *huge;
-      int a = wgs_state_create(dev, 1u << 24, &big);
+      int a = wgs_state_create(dev, 1u << 22, &big); /* about 1.1 GiB */
       int b = wgs_buffer_create(dev, (size_t)3 << 30, &huge);
-      printf("under a 1 GiB address-space limit: state of 2^24 groups %s, 3 GiB buffer %s\n",
+      printf("under a 1 GiB address-space limit: state of 2^22 groups %s, 3 GiB buffer %s\n",
              wgs_status_name(a), wgs_status_name(b));
       _exit(a == WGS_ENOMEM && (b == WGS_ENOMEM || b == WGS_ELIMIT) ? 0 : 1);
     }

@@ -1165,6 +1165,12 @@ WGS_FN unsigned wgs__red_out(unsigned op, unsigned f32, unsigned word)
   return f32 && op != WGS_SUM ? wgs__funkey(word) : word;
 }
 
+/* The group's words for a layer's work-group reduction (WGS_RED_GROUP): words 0-3 for the core's
+ * fallback below, 4 on for a layer's own (NVIDIA OpenCL's, device/opencl/wgs_atomics.cl). */
+WGS_FN wgs_word_ptr wgs__red_scratch(const wgs_env *env)
+{
+  return wgs__glob(env->s) + WGS_RED_GROUP(env->max_groups) + WGS_RED_WORDS * wgs__group_index();
+}
 #ifndef wgs__group_reduce
 /* The layer has no work-group reduction (OpenCL C 1.2): the group meets in global memory, on its
  * native group's words (WGS_RED_GROUP), with no loop around a work-group barrier (PoCL 3.1 took
@@ -1178,8 +1184,7 @@ WGS_FN unsigned wgs__red_out(unsigned op, unsigned f32, unsigned word)
  * of the group passed after reading it. */
 WGS_FN wgs_word_ptr wgs__red_word(const wgs_env *env, unsigned phase)
 {
-  return wgs__glob(env->s) + WGS_RED_GROUP(env->max_groups) + WGS_RED_WORDS * wgs__group_index() +
-         2u * (env->instance & 1u) + phase;
+  return wgs__red_scratch(env) + 2u * (env->instance & 1u) + phase;
 }
 WGS_FN unsigned wgs__group_reduce_global(const wgs_env *env, unsigned phase, unsigned kind, unsigned x)
 {

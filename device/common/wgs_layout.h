@@ -204,7 +204,7 @@
  * each participating group's value for the reduction of an instance of parity b at b * g + id.
  * WGS_RED_GROUP: where the layer has no work-group reduction, WGS_RED_WORDS per native group. */
 #define WGS_RED_PART(g) (WGS_G_WORDS(g) + 2u * WGS_HALF_WORDS(g) + WGS_ROUND_LINE(2u * (g)))
-#define WGS_RED_WORDS 4u
+#define WGS_RED_WORDS 40u /* 4 for the core's reduction, 33 for NVIDIA OpenCL's, padding */
 #define WGS_RED_GROUP(g) (WGS_RED_PART(g) + WGS_ROUND_LINE(2u * (g)))
 #define WGS_STATE_WORDS(g) (WGS_RED_GROUP(g) + WGS_ROUND_LINE(WGS_RED_WORDS * (g)))
 

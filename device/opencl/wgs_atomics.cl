@@ -236,6 +236,52 @@ WGS_FN uint wgs__bar_red_or(uint v)
   return r;
 }
 #endif
+/* The grid reductions' work-group step (device/common/wgs_core.h, "grid reductions"), NVIDIA:
+ * the CUDA library's (device/cuda/wgsync.cuh) in PTX: a tree of shfl.sync.down in each warp
+ * (lanes past a partial warp's end left out), the warps' values in the group's words of the state
+ * (an OpenCL C 1.2 function has no __local variables), warp 0's tree over them, its answer in
+ * the state for the group: two work-group barriers, one order, so the same values give the same
+ * bits launch after launch. Reuse as in CUDA: the next call writes the warps' words before its
+ * first barrier, after warp 0 read them here before the second; the answer after its first. */
+#if defined(WGS_LAYER_PTX)
+WGS_FN uint wgs__red_op(uint kind, uint a, uint b);
+WGS_FN uint wgs__ptx_shfl_down(uint x, uint d, uint mask)
+{
+  uint r;
+  asm volatile("shfl.sync.down.b32 %0, %1, %2, 31, %3;" : "=r"(r) : "r"(x), "r"(d), "r"(mask));
+  return r;
+}
+/* lanes: the warp's work-items (all run the shuffles); valid: those whose x counts */
+WGS_FN uint wgs__ptx_warp_reduce(uint kind, uint x, uint lane, uint lanes, uint valid)
+{
+  uint mask = lanes >= 32u ? 0xffffffffu : (1u << lanes) - 1u;
+  for (uint d = 16u; d > 0u; d >>= 1) {
+    uint y = wgs__ptx_shfl_down(x, d, mask);
+    if (lane + d < valid)
+      x = wgs__red_op(kind, x, y);
+  }
+  return x;
+}
+WGS_FN uint wgs__ptx_group_reduce(wgs_word_ptr w, uint kind, uint x, uint lid, uint n)
+{
+  uint lane = lid & 31u, warp = lid >> 5, warps = (n + 31u) >> 5;
+  uint here = n - (warp << 5) < 32u ? n - (warp << 5) : 32u;
+  x = wgs__ptx_warp_reduce(kind, x, lane, here, here);
+  if (lane == 0u)
+    w[warp] = x;
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  if (warp == 0u) {
+    x = wgs__ptx_warp_reduce(kind, lane < warps ? w[lane] : 0u, lane, here, warps);
+    if (lane == 0u)
+      w[32] = x;
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  return w[32];
+}
+#define wgs__group_reduce(env, phase, kind, x) \
+  wgs__ptx_group_reduce(wgs__red_scratch(env) + 4u, (kind), (x), (env)->local_id, (env)->local_size)
+#define WGS__GROUP_REDUCE_ORDERED 1
+#endif
 /* Always the work-group barrier, in every group: PoCL 3.1 cannot form parallel regions around a
  * barrier under a condition it cannot prove uniform (its compiler asserted). */
 #define WGS__JOIN(env, part, full) wgs__group_barrier()
