@@ -152,16 +152,24 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
  * threads): inlined, wgsync's barrier took them to 36-52 and an SM then held 4-6 groups of 256;
  * capped, what spills is the barrier's cold state (ptxas -v). The same cap for grid.sync(), so
  * both forms run at the same occupancy. */
-#define PERSISTENT_BOUNDS __launch_bounds__(1024, 2)
+/* (Two blocks of 1024 need 2048 threads per SM: sm_80, 87, 90, 100, 103. The others the installed
+ * library is built for (every major architecture) hold fewer, one block.) */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 900 || \
+    __CUDA_ARCH__ == 1000 || __CUDA_ARCH__ == 1030
+#define APP__SM_BLOCKS 2
+#else
+#define APP__SM_BLOCKS 1
+#endif
+#define PERSISTENT_BOUNDS __launch_bounds__(1024, APP__SM_BLOCKS)
 /* The balanced bfs / sssp kernels: capped at 32 registers as well (2 blocks of 1024 per SM; they
  * spill 84-100 bytes there). Capped at 64 they held 4 groups of 256 per SM, 528 on the H200;
  * since the balanced steps' chunk is 8 slots, the skewed inputs fill more than that: bfs on
  * kron:18 0.237 -> 0.174 ms, sssp 0.881 -> 0.690, sssp on rmat:18 0.632 -> 0.516 at 32 (1056
  * groups); rmat:16 (288 groups either way) 0.118 -> 0.128 (H200). */
 #ifndef APP__LB_MIN_BLOCKS
-#define APP__LB_MIN_BLOCKS 2
+#define APP__LB_MIN_BLOCKS APP__SM_BLOCKS
 #endif
-#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP__LB_MIN_BLOCKS : 2)
+#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP__LB_MIN_BLOCKS : APP__SM_BLOCKS)
 
 /* The stop test is the policy's sync_or (wgsync: wgs_grid_barrier_or); flags[0..1] serve
  * grid.sync()'s, and flags[3] receives the loop-trip count. */
