@@ -86,19 +86,32 @@ int main(int argc, char **argv)
   wgs_launch_config cf = c;
   cf.groups = CG;
   cf.discovery = WGS_DISCOVERY_FIXED;
-  struct { const char *what; unsigned groups; int kind; int wait_each; } cases[] = {
-      {"plain launch (empty kernel) + wait", G, 0, 1},
-      {"cooperative launch (one grid.sync) + wait", CG, 1, 1},
-      {"wgsync launch (discovery + one barrier), synchronous", G, 2, 1},
-      {"wgsync launch (fixed groups + one barrier), synchronous", CG, 3, 1},
-      {"plain launches back to back", G, 0, 0},
-      {"cooperative launches back to back", CG, 1, 0},
+  /* enqueue_only: the host time of the N calls alone (the wait after them is not timed): what a
+   * launch costs the CPU, against the per-launch time back to back, which is the larger of that
+   * and the GPU's. The raw cases launch the same kernel with <<<>>> on the state the wgsync
+   * launch before them configured (launch epochs keep it valid; the host reads no result after
+   * them, so they come last): the device's share of a wgsync launch without any host-side work. */
+  struct { const char *what; unsigned groups; int kind; int wait_each; int enqueue_only; } cases[] = {
+      {"plain launch (empty kernel) + wait", G, 0, 1, 0},
+      {"cooperative launch (one grid.sync) + wait", CG, 1, 1, 0},
+      {"wgsync launch (discovery + one barrier), synchronous", G, 2, 1, 0},
+      {"wgsync launch (fixed groups + one barrier), synchronous", CG, 3, 1, 0},
+      {"plain launches back to back", G, 0, 0, 0},
+      {"cooperative launches back to back", CG, 1, 0, 0},
 #ifndef WGS_BENCH_SYNC_ONLY
-      {"wgsync async launches (discovery + one barrier) back to back", G, 4, 0},
-      {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0},
-      {"cooperative launches, no grid.sync, back to back", CG, 6, 0},
-      {"wgsync async launches (discovery, no barrier) back to back", G, 7, 0},
-      {"wgsync async launches (fixed groups, no barrier) back to back", CG, 8, 0},
+      {"wgsync async launches (discovery + one barrier) back to back", G, 4, 0, 0},
+      {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0, 0},
+      {"cooperative launches, no grid.sync, back to back", CG, 6, 0, 0},
+      {"wgsync async launches (discovery, no barrier) back to back", G, 7, 0, 0},
+      {"wgsync async launches (fixed groups, no barrier) back to back", CG, 8, 0, 0},
+      {"  host time per wgsync async call (discovery + one barrier)", G, 4, 0, 1},
+      {"  host time per wgsync async call (fixed groups, no barrier)", CG, 8, 0, 1},
+      {"  host time per cooperative launch call (one grid.sync)", CG, 1, 0, 1},
+      {"  host time per plain launch call", G, 0, 0, 1},
+      {"raw <<<>>> launches of the wgsync kernel, fixed groups, no barrier", CG, 9, 0, 0},
+      {"raw <<<>>> launches of the wgsync kernel, fixed groups + one barrier", CG, 10, 0, 0},
+      {"raw <<<>>> launches of the wgsync kernel, discovery, no barrier", G, 11, 0, 0},
+      {"raw <<<>>> launches of the wgsync kernel, discovery + one barrier", G, 12, 0, 0},
 #endif
   };
   FILE *f = results_file("wgsync-bench-launch", out, "launch.csv");
@@ -110,6 +123,13 @@ int main(int argc, char **argv)
   for (auto &lc : cases) {
     std::vector<double> v;
     int rc = WGS_OK;
+#ifndef WGS_BENCH_SYNC_ONLY
+    if (lc.kind >= 9) { /* the state configured for the raw launches' mode, once */
+      rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs0, 3, 0, s, lc.kind <= 10 ? &cf : &c);
+      CK(cudaStreamSynchronize(s));
+    }
+    unsigned *state_ptr = wgs_cuda_state_device_ptr(st);
+#endif
     for (unsigned r = 0; r <= R && rc == WGS_OK; r++) {
       double t0 = now_us();
       for (unsigned i = 0; i < N && rc == WGS_OK; i++) {
@@ -124,18 +144,21 @@ int main(int argc, char **argv)
         case 6: CK(cudaLaunchCooperativeKernel((const void *)coop_one, dim3(lc.groups), dim3(T), cargs0, 0, s)); break;
         case 7: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs0, 3, 0, s, &c); break;
         case 8: rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs0, 3, 0, s, &cf); break;
+        case 9: case 11: persistent_one<<<lc.groups, T, 0, s>>>(state_ptr, 0u, sink); break;
+        case 10: case 12: persistent_one<<<lc.groups, T, 0, s>>>(state_ptr, 1u, sink); break;
 #endif
         }
         if (lc.wait_each && lc.kind < 2)
           CK(cudaStreamSynchronize(s));
       }
+      double t1 = now_us();
 #ifndef WGS_BENCH_SYNC_ONLY
-      if (rc == WGS_OK && lc.kind >= 4 && lc.kind != 6)
+      if (rc == WGS_OK && lc.kind >= 4 && lc.kind != 6 && lc.kind < 9)
         rc = wgs_cuda_state_result(st, s, NULL);
 #endif
       CK(cudaStreamSynchronize(s));
       if (r)
-        v.push_back((now_us() - t0) / N);
+        v.push_back(((lc.enqueue_only ? t1 : now_us()) - t0) / N);
     }
     if (rc != WGS_OK) {
       printf("%s: %s\n", lc.what, wgs_last_error());
@@ -143,7 +166,8 @@ int main(int argc, char **argv)
     }
     stat3 s = stats(v);
     fprintf(f, "\"%s\",%u,%u,%u,%.3f,%.3f,%.3f,%u,%s\n", lc.what, lc.groups, T, N, s.med, s.lo,
-            s.hi, R, lc.wait_each ? "per call, each waited for" : "per launch, one wait at the end");
+            s.hi, R, lc.enqueue_only ? "host time per call, the wait after them not timed"
+                     : lc.wait_each ? "per call, each waited for" : "per launch, one wait at the end");
     printf("%-66s %6u %10.2f %10.2f %10.2f\n", lc.what, lc.groups, s.med, s.lo, s.hi);
   }
   fclose(f);
