@@ -13,12 +13,20 @@
  *  - clear: the other half's clearing, its words spread over every work-item (as clear_used);
  *  - config reads: the representative's reads of the config line and its group's word, a
  *    write back (as wgs__first_call);
- *  - all three as shipped (one-word count-in, clear, config reads) in one kernel.
- * Nothing here is in the library: these kernels reproduce its access patterns only.
+ *  - all three as shipped (one-word count-in, clear, config reads) in one kernel;
+ *  - the wgsync kernel itself (wgs_discover, 0 or 1 grid barrier), fixed groups or discovery,
+ *    launched raw on the state a wgsync launch configured; and the cooperative kernel.
+ * Each twice: launched back to back from the host (bounded by the host's launch rate, 3.7-4.3
+ * us on the H100), and replayed from a CUDA graph of 200 launches, the GPU's time alone.
+ * The first seven kernels reproduce the library's access patterns only.
  *   wgsync-bench-launch-phases [results folder]   writes phases.csv
  */
+#include <algorithm>
+#include <cooperative_groups.h>
 #include <vector>
 #include "bench_util.h"
+#include "wgsync.cuh"
+namespace cg = cooperative_groups;
 
 #define LINE 32u
 #define N_SHARDS 32u
@@ -88,6 +96,29 @@ __global__ void k_shipped(unsigned *w, unsigned *clear, unsigned words)
   clear_share(clear, words);
 }
 
+/* the wgsync kernels (as wgsync-bench-launch's persistent_one), and the cooperative one */
+__global__ void __launch_bounds__(1024, 2) wgs_zero(unsigned *wgs, unsigned *clear, unsigned words)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e) && e.local_id == 0 && e.group_id == 0)
+    clear[0] = e.num_groups;
+}
+__global__ void __launch_bounds__(1024, 2) wgs_one(unsigned *wgs, unsigned *clear, unsigned words)
+{
+  wgs_env e;
+  if (wgs_discover(wgs, &e)) {
+    wgs_grid_barrier(&e);
+    if (e.local_id == 0 && e.group_id == 0)
+      clear[0] = e.instance;
+  }
+}
+__global__ void coop(unsigned *w, unsigned *clear, unsigned iters)
+{
+  cg::grid_group g = cg::this_grid();
+  for (unsigned i = 0; i < iters; i++)
+    g.sync();
+}
+
 int main(int argc, char **argv)
 {
   const char *out = argc > 1 ? argv[1] : ".";
@@ -110,37 +141,98 @@ int main(int argc, char **argv)
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   printf("wgsync launch phases  %s\ndevice %s (%s, %u SMs), %s; %u groups of %u, %u words cleared\n",
          date, in.name, in.device_version, in.compute_units, in.driver_version, G, T, words);
-  struct { const char *what; void (*k)(unsigned *, unsigned *, unsigned); } cases[] = {
-      {"empty kernel", k_empty},
-      {"count-in: acq_rel add on one word (as shipped)", k_countin_one},
-      {"count-in: release adds, no result waited for", k_countin_red},
-      {"count-in: 32 shards, then one word", k_countin_sharded},
-      {"clear of the other half (as shipped)", k_clear},
-      {"config reads and the group's word (as shipped)", k_config},
-      {"count-in + config + clear (as shipped)", k_shipped},
+  wgs_cuda_state_t *st;
+  if (wgs_cuda_state_create(0, G, &st) != WGS_OK) {
+    printf("%s\n", wgs_last_error());
+    return 1;
+  }
+  unsigned *state = wgs_cuda_state_device_ptr(st);
+  /* groups every one of which is resident: the fixed form and the cooperative launch need it */
+  int per_w = 0, per_c = 0;
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_w, wgs_one, T, 0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_c, coop, T, 0));
+  const unsigned GW = std::min(G, (unsigned)per_w * in.compute_units);
+  const unsigned GC = std::min(G, (unsigned)per_c * in.compute_units);
+  wgs_launch_config fixed, disc;
+  wgs_launch_config_init(&disc);
+  disc.local_size = T;
+  disc.groups = G;
+  fixed = disc;
+  fixed.groups = GW;
+  fixed.discovery = WGS_DISCOVERY_FIXED;
+  /* mode: 0 a pattern kernel; 1, 2 a wgsync kernel on the state configured for fixed groups or
+   * discovery; 3, 4 the cooperative kernel with 0 or 1 grid.sync() */
+  struct { const char *what; void (*k)(unsigned *, unsigned *, unsigned); int mode; } cases[] = {
+      {"empty kernel", k_empty, 0},
+      {"count-in: acq_rel add on one word (as shipped)", k_countin_one, 0},
+      {"count-in: release adds, no result waited for", k_countin_red, 0},
+      {"count-in: 32 shards, then one word", k_countin_sharded, 0},
+      {"clear of the other half (as shipped)", k_clear, 0},
+      {"config reads and the group's word (as shipped)", k_config, 0},
+      {"count-in + config + clear (as shipped)", k_shipped, 0},
+      {"wgsync kernel, fixed groups, no barrier", wgs_zero, 1},
+      {"wgsync kernel, fixed groups + one barrier", wgs_one, 1},
+      {"wgsync kernel, discovery, no barrier", wgs_zero, 2},
+      {"wgsync kernel, discovery + one barrier", wgs_one, 2},
+      {"cooperative kernel, no grid.sync", coop, 3},
+      {"cooperative kernel, one grid.sync", coop, 4},
   };
   FILE *f = results_file("wgsync-bench-launch-phases", out, "phases.csv");
   fprintf(f, "# %s, %s, %s, %u launches per repeat, %u repeats after a warm-up\n", date, in.name,
           in.driver_version, N, R);
-  fprintf(f, "what,groups,threads,median_us,min_us,max_us,repeats\n");
-  printf("%-52s %10s %10s %10s\n", "per launch, back to back", "median_us", "min", "max");
-  for (int pass = 0; pass < 2; pass++) /* twice, interleaved order effects show as spread */
+  fprintf(f, "what,how,groups,threads,median_us,min_us,max_us,repeats\n");
+  printf("%-46s %-9s %10s %10s %10s\n", "per launch", "how", "median_us", "min", "max");
+  for (int graph = 0; graph < 2; graph++)
     for (auto &c : cases) {
+      if (c.mode == 1 || c.mode == 2) { /* the state configured for the mode, once */
+        void *a[3] = {NULL, &clear, (void *)&words};
+        if (wgs_cuda_launch(st, (const void *)c.k, a, 3, 0, s, c.mode == 1 ? &fixed : &disc, NULL) != WGS_OK) {
+          printf("%s: %s\n", c.what, wgs_last_error());
+          continue;
+        }
+      }
+      unsigned *arg0 = c.mode == 1 || c.mode == 2 ? state : w;
+      unsigned groups = c.mode == 1 ? GW : c.mode >= 3 ? GC : G;
+      unsigned iters = c.mode == 4 ? 1u : 0u, third = c.mode >= 3 ? iters : words;
+      void *cargs[3] = {&arg0, &clear, &third};
+      auto one = [&]() {
+        if (c.mode >= 3)
+          CK(cudaLaunchCooperativeKernel((const void *)c.k, dim3(groups), dim3(T), cargs, 0, s));
+        else
+          c.k<<<groups, T, 0, s>>>(arg0, clear, third);
+      };
+      cudaGraphExec_t exec = NULL;
+      if (graph) {
+        cudaGraph_t g;
+        CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+        for (unsigned i = 0; i < N; i++)
+          one();
+        CK(cudaStreamEndCapture(s, &g));
+        CK(cudaGraphInstantiate(&exec, g, 0));
+        CK(cudaGraphDestroy(g));
+      }
       std::vector<double> v;
       for (unsigned r = 0; r <= R; r++) {
         double t0 = now_us();
-        for (unsigned i = 0; i < N; i++)
-          c.k<<<G, T, 0, s>>>(w, clear, words);
+        if (graph)
+          CK(cudaGraphLaunch(exec, s));
+        else
+          for (unsigned i = 0; i < N; i++)
+            one();
         CK(cudaGetLastError());
         CK(cudaStreamSynchronize(s));
         if (r)
           v.push_back((now_us() - t0) / N);
       }
-      stat3 st = stats(v);
-      fprintf(f, "\"%s\",%u,%u,%.3f,%.3f,%.3f,%u\n", c.what, G, T, st.med, st.lo, st.hi, R);
-      printf("%-52s %10.2f %10.2f %10.2f\n", c.what, st.med, st.lo, st.hi);
+      if (exec)
+        CK(cudaGraphExecDestroy(exec));
+      stat3 sv = stats(v);
+      const char *how = graph ? "graph" : "launches";
+      fprintf(f, "\"%s\",%s,%u,%u,%.3f,%.3f,%.3f,%u\n", c.what, how, groups, T, sv.med, sv.lo, sv.hi, R);
+      printf("%-46s %-9s %5u %10.2f %10.2f %10.2f\n", c.what, how, groups, sv.med, sv.lo, sv.hi);
     }
   fclose(f);
+  wgs_cuda_state_release(st);
   cudaStreamDestroy(s);
   cudaFree(w), cudaFree(clear);
   return 0;
