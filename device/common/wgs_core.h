@@ -468,12 +468,15 @@ WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned
 #if WGS_HAS_GRIDID
   unsigned grid = wgs__gridid() + 1u;
   wgs_word_ptr grid_word = g + WGS_G_GRID(mg) + group;
-  if (wgs__ld_rlx(grid_word) == grid) {
+  /* the epoch read beside the grid word, not after it: one round trip to L2 at the kernel's
+   * start instead of two (it is not used when this is a second call) */
+  unsigned seen = wgs__ld_rlx(grid_word), now = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
+  if (seen == grid) {
     wgs__report_misuse(g + WGS_HALF(mg, wgs__ld_rlx(first) & 1u), WGS_MISUSE_DISCOVER_TWICE, site,
                        0u, 0u);
     return 0;
   }
-  *epoch = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
+  *epoch = now;
   wgs__st_rlx(first, *epoch);
   wgs__st_rlx(grid_word, grid);
   return 1;
@@ -534,13 +537,16 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
   unsigned epochs = g[WGS_G_CONFIG + WGS_CFG_EPOCHS];
   unsigned free_protocol = g[WGS_G_CONFIG + WGS_CFG_LOCK] == WGS_LOCK_KIND_FREE;
   unsigned free_poll = mode == WGS_MODE_DISCOVER && free_protocol;
+  unsigned seen_before = 0u; /* the count-in's add: launched - 1 makes this group the last */
   if (lid == 0u && group < mg) {
     unsigned epoch = 0u;
     if (wgs__first_call(g, mg, group, site, &epoch)) {
       wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
-      /* Counting in (the lock-free poll's add counts in itself). */
-      if (epochs && !free_poll && wgs__add_acqrel(&s[WGS_W_SEEN], 1u) == launched - 1u)
-        wgs__advance_epoch(s, epoch);
+      /* Counting in (the lock-free poll's add counts in itself). Its result is looked at only
+       * after the work-group barrier below, so the add's round trip overlaps the barrier and
+       * the loads after it (the add itself is where it was: after this group's epoch reads). */
+      if (epochs && !free_poll)
+        seen_before = wgs__add_acqrel(&s[WGS_W_SEEN], 1u) + 1u;
       if (mode == WGS_MODE_DISCOVER)
         wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group], free_poll ? wgs__poll_free(s, group, mg, epoch, launched, epochs)
                                                            : wgs__poll_locked(s, group, mg, epoch));
@@ -549,6 +555,8 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
   wgs__group_barrier(); /* carries the representative's M entry and epoch to its group */
   unsigned epoch = group < mg ? wgs__ld_rlx(&g[WGS_G_FIRST(mg) + group]) : 0u;
   wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+  if (seen_before == launched) /* (seen_before is 0 but in a counting-in representative) */
+    wgs__advance_epoch(s, epoch);
   if (epochs) {
     /* Clear the other half for the next launch; every launched work-item takes a share. The
      * launch that used it has finished, and nothing in this launch reads it. Only what that
