@@ -456,23 +456,8 @@ static int t_reduce(wgs_device_t *dev, const wgs_device_info *in)
         CHECK_OK(wgs_buffer_read(bad, 0, sizeof got, got));
         unsigned n = r.participants;
         CHECK_OK(wgs_buffer_read(sums, 0, (size_t)rounds * n * 4, h));
-        unsigned badr = check_reduce_sums(h, rounds, n, n * (unsigned)locals[l]);
-        printf("grid reductions, %s: %u groups x %zu, %u rounds, %u wrong answers, %u bad float sums",
-               checked ? "checked" : "unchecked", n, locals[l], rounds, got[0], badr);
-        if (got[0])
-          printf(" (first: position %u of round %u answered 0x%x to invocation %u)", got[1] % 16u,
-                 got[1] / 16u, got[2], got[3]);
-        if (again == 0) {
-          memcpy(first, h, (size_t)rounds * n * 4);
-          before = n;
-        } else if (before == n) {
-          int same = !memcmp(first, h, (size_t)rounds * n * 4);
-          printf(", %s bits as the launch before", same ? "the same" : "OTHER");
-          CHECK(same);
-        }
-        printf("\n");
-        CHECK_EQ(got[0], 0);
-        CHECK_EQ(badr, 0);
+        CHECK_EQ(reduce_launch_report(checked ? "checked" : "unchecked", n, (unsigned)locals[l],
+                                      rounds, got, h, first, &before, again), 0);
       }
     }
     wgs_kernel_release(k);

@@ -1059,7 +1059,7 @@ static int case_reduce(int few)
     CHECK_OK(wgs_kernel_set_arg(k, 3, sizeof rounds, &rounds));
     for (int l = 0; l < nlocals; l++) {
       for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
-        uint32_t participants[2] = {0, 0};
+        unsigned before = 0;
         for (int again = 0; again < 2; again++) {
           uint32_t zero[4] = {0, 0, 0, 0}, got[4];
           CHECK_OK(wgs_buffer_write(bad, 0, 16, zero));
@@ -1072,26 +1072,12 @@ static int case_reduce(int few)
           wgs_launch_result res;
           CHECK_OK(wgs_launch(st, k, &cfg, &res));
           CHECK_OK(wgs_buffer_read(bad, 0, 16, got));
-          unsigned n = res.participants, gsize = n * (unsigned)locals[l];
+          unsigned n = res.participants;
           CHECK_OK(wgs_buffer_read(sums, 0, (size_t)rounds * n * 4, h));
-          unsigned badr = check_reduce_sums(h, rounds, n, gsize);
-          printf("grid reductions, %s, kind %d: %u groups x %zu, %u rounds, %u wrong answers, "
-                 "%u bad float sums", unchecked ? "unchecked" : "checked", b, n, locals[l], rounds,
-                 got[0], badr);
-          if (got[0])
-            printf(" (first: position %u of round %u answered 0x%x to work-item %u)", got[1] % 16u,
-                   got[1] / 16u, got[2], got[3]);
-          participants[again] = n;
-          if (again == 0) {
-            memcpy(first, h, (size_t)rounds * n * 4);
-          } else if (participants[0] == n) {
-            int same = !memcmp(first, h, (size_t)rounds * n * 4);
-            printf(", %s bits as the launch before", same ? "the same" : "OTHER");
-            CHECK(same);
-          }
-          printf("\n");
-          CHECK_EQ(got[0], 0);
-          CHECK_EQ(badr, 0);
+          char label[64];
+          snprintf(label, sizeof label, "%s, kind %d", unchecked ? "unchecked" : "checked", b);
+          CHECK_EQ(reduce_launch_report(label, n, (unsigned)locals[l], rounds, got, h, first,
+                                        &before, again), 0);
         }
       }
     }

@@ -333,23 +333,9 @@ static int case_reduce(void)
         CHECK(cudaMemcpy(got, bad, 16, cudaMemcpyDeviceToHost) == cudaSuccess);
         unsigned n = res.participants;
         CHECK(cudaMemcpy(h, sums, (size_t)rounds * n * 4, cudaMemcpyDeviceToHost) == cudaSuccess);
-        unsigned badr = check_reduce_sums(h, rounds, n, n * (unsigned)locals[l]);
-        printf("grid reductions, kind %d: %u groups x %d, %u rounds, %u wrong answers, %u bad float sums", b, n,
-               locals[l], rounds, got[0], badr);
-        if (got[0])
-          printf(" (first: position %u of round %u answered 0x%x to thread %u)", got[1] % 16u, got[1] / 16u, got[2],
-                 got[3]);
-        if (again == 0) {
-          memcpy(first, h, (size_t)rounds * n * 4);
-          before = n;
-        } else if (before == n) {
-          int same = !memcmp(first, h, (size_t)rounds * n * 4);
-          printf(", %s bits as the launch before", same ? "the same" : "OTHER");
-          CHECK(same);
-        }
-        printf("\n");
-        CHECK_EQ(got[0], 0);
-        CHECK_EQ(badr, 0);
+        char label[32];
+        snprintf(label, sizeof label, "kind %d", b);
+        CHECK_EQ(reduce_launch_report(label, n, (unsigned)locals[l], rounds, got, h, first, &before, again), 0);
       }
     }
   }
