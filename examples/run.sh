@@ -27,16 +27,33 @@ run() { # name, command...: runs it, 77 counts as skipped
   esac
 }
 
+# Builds example $1 as a CMake project into $2 (further arguments go to CMake) and prints its
+# program; on failure says so with the log and returns 1.
+cmake_example() {
+  local ex=$1 b=$2; shift 2
+  if cmake -S "$here/$ex" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release "$@" \
+       > "$b.log" 2>&1 && cmake --build "$b" >> "$b.log" 2>&1; then
+    find "$b" -maxdepth 1 -type f -executable | head -1
+  else
+    echo "FAILED  $ex (${b##*/} build; log follows)" >&2; cat "$b.log" >&2; return 1
+  fi
+}
+# Runs a statically linked program ($2, named $1) unless it loads a shared library matching $3.
+run_static() {
+  if ldd "$2" | grep -E "$3"; then echo "FAILED  $1: loads the shared libraries above"; fail=1
+  else run "$1" "$2"; fi
+}
+
 for ex in opencl-jacobi split-barrier cuda-jacobi; do
   case $ex in cuda-*) [ $have_cuda = 1 ] || { echo "skipped $ex (no nvcc or no CUDA package)"; continue; } ;; esac
-  b="$work/$ex-cmake"
-  if cmake -S "$here/$ex" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-       > "$b.log" 2>&1 && cmake --build "$b" >> "$b.log" 2>&1; then
-    exe=$(find "$b" -maxdepth 1 -type f -executable | head -1)
-    run "$ex (find_package)" "$exe"
-  else
-    echo "FAILED  $ex (find_package build; log follows)"; cat "$b.log"; fail=1
-  fi
+  # what a static program must not load: libwgsync*.so, and for CUDA the shared runtime (one
+  # runtime, the static one in the program)
+  case $ex in cuda-*) shared_libs='libwgsync|libcudart' ;; *) shared_libs='libwgsync' ;; esac
+  if exe=$(cmake_example $ex "$work/$ex-cmake"); then run "$ex (find_package)" "$exe"; else fail=1; fi
+  # the _static CMake targets
+  if exe=$(cmake_example $ex "$work/$ex-cmake-static" -DWGSYNC_EXAMPLE_STATIC=ON); then
+    run_static "$ex (find_package, static)" "$exe" "$shared_libs"
+  else fail=1; fi
   # the same source with the README's compiler line (pkg-config, and the rpath from its libdir);
   # the program runs without LD_LIBRARY_PATH
   [ $have_pc = 1 ] || continue
@@ -57,28 +74,13 @@ for ex in opencl-jacobi split-barrier cuda-jacobi; do
       run "$ex (pkg-config, nvcc's default runtime)" "$exe-static-rt"
     else echo "FAILED  $ex (nvcc default build)"; fail=1; fi ;;
   esac
-  # the static libraries (wgsync-static.pc, wgsync-cuda-static.pc and the _static CMake targets):
-  # a program that loads no libwgsync*.so, and for CUDA one runtime, the static one in the program
+  # the static libraries through wgsync-static.pc / wgsync-cuda-static.pc
   case $ex in
-    cuda-*) nvcc -arch=sm_90 -o "$exe-static" "$here/$ex"/*.cu $(pkg-config --cflags --libs wgsync-cuda-static)
-            shared_libs='libwgsync|libcudart' ;;
-    *) cc -std=c11 -O2 -o "$exe-static" "$here/$ex"/*.c $(pkg-config --cflags --libs wgsync-static)
-       shared_libs='libwgsync' ;;
+    cuda-*) nvcc -arch=sm_90 -o "$exe-static" "$here/$ex"/*.cu $(pkg-config --cflags --libs wgsync-cuda-static) ;;
+    *) cc -std=c11 -O2 -o "$exe-static" "$here/$ex"/*.c $(pkg-config --cflags --libs wgsync-static) ;;
   esac
-  if [ $? -ne 0 ]; then echo "FAILED  $ex (pkg-config static build)"; fail=1
-  elif ldd "$exe-static" | grep -E "$shared_libs"; then
-    echo "FAILED  $ex (pkg-config static build: loads the shared libraries above)"; fail=1
-  else run "$ex (pkg-config, static)" "$exe-static"; fi
-  b="$work/$ex-cmake-static"
-  if cmake -S "$here/$ex" -B "$b" -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
-       -DWGSYNC_EXAMPLE_STATIC=ON > "$b.log" 2>&1 && cmake --build "$b" >> "$b.log" 2>&1; then
-    exe=$(find "$b" -maxdepth 1 -type f -executable | head -1)
-    if ldd "$exe" | grep -E "$shared_libs"; then
-      echo "FAILED  $ex (find_package, static: loads the shared libraries above)"; fail=1
-    else run "$ex (find_package, static)" "$exe"; fi
-  else
-    echo "FAILED  $ex (find_package static build; log follows)"; cat "$b.log"; fail=1
-  fi
+  if [ $? -eq 0 ]; then run_static "$ex (pkg-config, static)" "$exe-static" "$shared_libs"
+  else echo "FAILED  $ex (pkg-config static build)"; fail=1; fi
 done
 # the CuPy example: through the Python package (python/) over the installed libraries
 WGSYNC_LIBRARY_DIR="$libdir" PYTHONPATH="$here/../python${PYTHONPATH:+:$PYTHONPATH}" \

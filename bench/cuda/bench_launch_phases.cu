@@ -1,8 +1,7 @@
 /*
  * The pieces of a wgsync launch's device-side work, each alone in an otherwise empty kernel,
- * launched back to back like wgsync-bench-launch's rows (1056 groups of 256 on the H100), so that
- * the 1.4 us the launch epoch costs over a cooperative launch, and discovery's 2.8, can be
- * taken apart before anything is changed (bench/results/h100-launch-2026-11-27):
+ * launched like wgsync-bench-launch's rows (the default group count at 256 work-items), so that
+ * what the launch epoch and discovery cost over a cooperative launch can be taken apart:
  *  - empty: the floor;
  *  - count-in, one word: every group's representative an acq_rel add on one word, the last
  *    (its add's result) storing the next epoch: the launch epoch's count-in as shipped
@@ -16,8 +15,8 @@
  *  - all three as shipped (one-word count-in, clear, config reads) in one kernel;
  *  - the wgsync kernel itself (wgs_discover, 0 or 1 grid barrier), fixed groups or discovery,
  *    launched raw on the state a wgsync launch configured; and the cooperative kernel.
- * Each twice: launched back to back from the host (bounded by the host's launch rate, 3.7-4.3
- * us on the H100), and replayed from a CUDA graph of 200 launches, the GPU's time alone.
+ * Each twice: launched back to back from the host (bounded by the host's launch rate), and
+ * replayed from a CUDA graph of 200 launches, the GPU's time alone.
  * The first seven kernels reproduce the library's access patterns only.
  *   wgsync-bench-launch-phases [results folder]   writes phases.csv
  */
@@ -28,7 +27,7 @@
 #include "wgsync.cuh"
 namespace cg = cooperative_groups;
 
-#define LINE 32u
+#define LINE WGS_LINE_WORDS
 #define N_SHARDS 32u
 
 __device__ __forceinline__ unsigned add_acqrel(unsigned *p, unsigned v)
@@ -130,12 +129,13 @@ int main(int argc, char **argv)
     return 77;
   const unsigned N = 200, R = 7, T = 256;
   const unsigned G = wgs_cuda_default_groups(0, T);
-  /* what the shipped launch clears for G groups: the half's lines after line 0 and 11 words of
-   * per-group arrays per group (device/common/wgs_layout.h: WGS_W_ARRAYS, WGS_A_WORDS) */
-  const unsigned words = (10u + 2u * 32u) * LINE - LINE + 11u * G + LINE;
+  /* what the shipped launch clears for G groups: the half's lines after line 0 and its per-group
+   * arrays (device/common/wgs_layout.h) */
+  const unsigned words = WGS_W_ARRAYS - WGS_LINE_WORDS + WGS_A_WORDS(G);
+  const size_t scratch = (size_t)(5u + N_SHARDS) * LINE * 4 + (size_t)G * 4;
   unsigned *w, *clear;
-  CK(cudaMalloc(&w, (size_t)(5u + N_SHARDS) * LINE * 4 + (size_t)G * 4));
-  CK(cudaMemset(w, 0, (size_t)(5u + N_SHARDS) * LINE * 4 + (size_t)G * 4));
+  CK(cudaMalloc(&w, scratch));
+  CK(cudaMemset(w, 0, scratch));
   CK(cudaMalloc(&clear, (size_t)words * 4));
   cudaStream_t s;
   CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

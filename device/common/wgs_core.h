@@ -1132,8 +1132,8 @@ WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)
  * passed instance k + 1, which every group arrived at only after reading instance k's values in
  * step 3. Nothing is cleared. Split forms: the value is stored before the arrive and read after
  * the wait, so work between them overlaps the barrier as with wgs_grid_arrive.
- * Floats: the sum rounds at every step (the order is fixed: the same inputs in the same groups
- * give the same bits, launch after launch); minimum and maximum are exact and follow IEEE 754's
+ * Floats: the sum rounds at every step (where the layer's work-group step has a fixed order,
+ * WGS__GROUP_REDUCE_ORDERED, the same inputs give the same bits launch after launch); minimum and maximum are exact and follow IEEE 754's
  * totalOrder (-NaN < -inf < ... < -0 < +0 < ... < +inf < +NaN), so they never depend on the
  * order of the values either: the float's bits are mapped onto an unsigned key with that order.
  */
@@ -1171,6 +1171,13 @@ WGS_FN unsigned wgs__red_in(unsigned op, unsigned f32, unsigned bits)
 WGS_FN unsigned wgs__red_out(unsigned op, unsigned f32, unsigned word)
 {
   return f32 && op != WGS_SUM ? wgs__funkey(word) : word;
+}
+/* A split reduction's split_state: arrived (bit 0), and which op and type (bits 1 up). */
+WGS_FN unsigned wgs__red_state(unsigned op, unsigned f32) { return 1u | (op + 3u * f32 + 1u) << 1; }
+/* The values' buffer of an instance (WGS_RED_PART), indexed by participating id. */
+WGS_FN wgs_word_ptr wgs__red_part(const wgs_env *env, unsigned instance)
+{
+  return wgs__glob(env->s) + WGS_RED_PART(env->max_groups) + (instance & 1u) * env->max_groups;
 }
 
 /* The group's words for a layer's work-group reduction (WGS_RED_GROUP): words 0-3 for the core's
@@ -1223,15 +1230,12 @@ WGS_FN void wgs__red_put(const wgs_env *env, unsigned kind, unsigned x)
 {
   unsigned mine = wgs__group_reduce(env, 0u, kind, x);
   if (env->participating && env->local_id == 0u)
-    wgs__st_rlx(wgs__glob(env->s) + WGS_RED_PART(env->max_groups) +
-                    (env->instance & 1u) * env->max_groups + env->group_id,
-                mine);
+    wgs__st_rlx(wgs__red_part(env, env->instance) + env->group_id, mine);
 }
 /* Step 3, after the barrier of instance `instance`. */
 WGS_FN unsigned wgs__red_get(const wgs_env *env, unsigned kind, unsigned instance)
 {
-  wgs_word_ptr part = wgs__glob(env->s) + WGS_RED_PART(env->max_groups) +
-                      (instance & 1u) * env->max_groups;
+  wgs_word_ptr part = wgs__red_part(env, instance);
   unsigned acc = wgs__red_identity(kind);
 #if !WGS__GROUP_REDUCE_ORDERED
   /* a float sum without an ordered work-group step: work-item 0 folds every value in order */
@@ -1269,7 +1273,7 @@ WGS_FN void wgs__grid_arrive_reduce(wgs_env *env, unsigned op, unsigned f32, uns
   WGS__LEAVE_IF_OUTSIDER(env, site, 1);
   unsigned kind = wgs__red_kind(op, f32);
   wgs__red_put(env, kind, wgs__red_in(op, f32, bits));
-  wgs__grid_arrive_as(env, site, 1u | (op + 3u * f32 + 1u) << 1);
+  wgs__grid_arrive_as(env, site, wgs__red_state(op, f32));
 }
 WGS_FN unsigned wgs__grid_wait_reduce(wgs_env *env, unsigned op, unsigned f32, unsigned site)
 {
@@ -1278,7 +1282,7 @@ WGS_FN unsigned wgs__grid_wait_reduce(wgs_env *env, unsigned op, unsigned f32, u
     return 0u;
 #endif
   unsigned instance = env->instance;
-  wgs__grid_wait_as(env, site, 1u | (op + 3u * f32 + 1u) << 1);
+  wgs__grid_wait_as(env, site, wgs__red_state(op, f32));
   return wgs__red_out(op, f32, wgs__red_get(env, wgs__red_kind(op, f32), instance));
 }
 

@@ -147,6 +147,15 @@ WGS_KERNEL void portable_mixed(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *cn
 #else
 #define PORTABLE_BITS(f) as_uint(f)
 #endif
+/* The split float sum's exact answer: the sum over gid < gsize of ((gid + r) % 16) / 4 - 1, whose
+ * partial sums are exact in a float (multiples of 0.25 far below 2^22), into float `want`. */
+#define PORTABLE_QUARTERS_SUM(want, gsize, r)                                                   \
+  do {                                                                                          \
+    wgs_uint quarters_ = (gsize) / 16u * 120u;                                                  \
+    for (wgs_uint j_ = 0u; j_ < (gsize) % 16u; ++j_)                                            \
+      quarters_ += (j_ + (r)) % 16u;                                                            \
+    (want) = (float)quarters_ * 0.25f - (float)(gsize);                                         \
+  } while (0)
 #define PORTABLE_RED_CHECK(got, want, at)                                                       \
   do {                                                                                          \
     if ((got) != (want) && PORTABLE_ADD(&bad[0], 1u) == 0u) {                                   \
@@ -168,10 +177,8 @@ WGS_KERNEL void portable_reduce(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *b
       wgs_uint b = wgs_grid_reduce_u32(&e, WGS_MIN, spread);
       wgs_uint c = wgs_grid_reduce_u32(&e, WGS_MAX, spread);
       wgs_grid_arrive_reduce_f32(&e, WGS_SUM, (float)((gid + r) % 16u) * 0.25f - 1.0f);
-      /* the expected sum, computed while the barrier completes */
-      wgs_uint full = gsize / 16u, quarters = full * 120u;
-      for (wgs_uint j = 0u; j < gsize % 16u; ++j)
-        quarters += (j + r) % 16u;
+      float want_d; /* the expected sum, computed while the barrier completes */
+      PORTABLE_QUARTERS_SUM(want_d, gsize, r);
       float d = wgs_grid_wait_reduce_f32(&e, WGS_SUM);
       wgs_grid_barrier(&e);
       float below = -(float)((gid + r) % gsize) - 0.5f;
@@ -186,7 +193,7 @@ WGS_KERNEL void portable_reduce(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *b
                          16u * r);
       PORTABLE_RED_CHECK(b, 1000u, 16u * r + 1u);
       PORTABLE_RED_CHECK(c, 1000u + (gsize - 1u) * 3u, 16u * r + 2u);
-      PORTABLE_RED_CHECK(PORTABLE_BITS(d), PORTABLE_BITS((float)quarters * 0.25f - (float)gsize),
+      PORTABLE_RED_CHECK(PORTABLE_BITS(d), PORTABLE_BITS(want_d),
                          16u * r + 3u);
       PORTABLE_RED_CHECK(PORTABLE_BITS(f), PORTABLE_BITS(-(float)(gsize - 1u) - 0.5f), 16u * r + 5u);
       PORTABLE_RED_CHECK(PORTABLE_BITS(g), PORTABLE_BITS(-0.5f), 16u * r + 6u);
@@ -210,14 +217,13 @@ WGS_KERNEL void portable_reduce_few(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uin
     for (wgs_uint r = 0u; r < rounds; ++r) {
       wgs_uint b = wgs_grid_reduce_u32(&e, WGS_MIN, 1000u + ((gid + r) % gsize) * 3u);
       wgs_grid_arrive_reduce_f32(&e, WGS_SUM, (float)((gid + r) % 16u) * 0.25f - 1.0f);
-      wgs_uint quarters = gsize / 16u * 120u;
-      for (wgs_uint j = 0u; j < gsize % 16u; ++j)
-        quarters += (j + r) % 16u;
+      float want_d;
+      PORTABLE_QUARTERS_SUM(want_d, gsize, r);
       float d = wgs_grid_wait_reduce_f32(&e, WGS_SUM);
       float h = wgs_grid_reduce_f32(&e, WGS_MAX, gid == (r * 2654435761u) % gsize ? 0.0f : -0.0f);
       float j = wgs_grid_reduce_f32(&e, WGS_SUM, 1.0f / (float)(gid + r + 1u));
       PORTABLE_RED_CHECK(b, 1000u, 16u * r + 1u);
-      PORTABLE_RED_CHECK(PORTABLE_BITS(d), PORTABLE_BITS((float)quarters * 0.25f - (float)gsize),
+      PORTABLE_RED_CHECK(PORTABLE_BITS(d), PORTABLE_BITS(want_d),
                          16u * r + 3u);
       PORTABLE_RED_CHECK(PORTABLE_BITS(h), 0u, 16u * r + 7u);
       if (e.local_id == 0u)
