@@ -108,6 +108,9 @@
 #define WGS_CFG_TICKS 17u     /* 1: no device clock, but the host's: WGS_CFG_CLOCK counts
                                  microseconds, and the spin bound and close wait are in them */
 #define WGS_CFG_WORDS 18u
+#define WGS_CFG_DISPATCH 20u  /* the OpenCL layer (layer/): how its kernels were dispatched
+                                 (WGS_DISPATCH_*); written by the layer once per state, never by
+                                 a launch's config write */
 #define WGS_CFG_CLOCK 31u     /* the host clock (microseconds, wrapping), written by a host thread
                                  into the state's host memory while launches run (CPU devices
                                  without a clock: src/opencl/cl_clock.c); after the config words,
@@ -130,6 +133,10 @@
 
 /* Lock-free protocol: the count word's top bit is the closed poll. */
 #define WGS_COUNT_CLOSED 0x80000000u
+
+#define WGS_DISPATCH_DEFAULT 0u    /* cl_intel_concurrent_dispatch's default dispatch: no state */
+#define WGS_DISPATCH_CONCURRENT 1u /* concurrent: every group takes part in intel_device_barrier */
+#define WGS_DISPATCH_PROBE 2u      /* the layer's occupancy probe: discovery, then every group leaves */
 
 #define WGS_MODE_DISCOVER 0u /* run the discovery protocol */
 #define WGS_MODE_ALL 1u      /* every launched group participates, ids native (unsafe; bound search) */

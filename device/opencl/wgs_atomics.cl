@@ -214,10 +214,21 @@ typedef ulong wgs__u64;
 #define WGS_PHASE_CALLS 0
 #endif
 #define wgs__mirror_put(s, word, v) ((void)0) /* OpenCL states have no host-mapped mirror */
+#if defined(WGS_ND_RANGE) && WGS_ND_RANGE
+/* The OpenCL layer (layer/) runs a user's own ND-range of 1 to 3 dimensions: the ids linearised,
+ * x fastest, as OpenCL numbers work-items within a group and groups within the range. */
+#define wgs__group_index() \
+  ((unsigned)(get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2))))
+#define wgs__group_count() ((unsigned)(get_num_groups(0) * get_num_groups(1) * get_num_groups(2)))
+#define wgs__local_index() \
+  ((unsigned)(get_local_id(0) + get_local_size(0) * (get_local_id(1) + get_local_size(1) * get_local_id(2))))
+#define wgs__local_count() ((unsigned)(get_local_size(0) * get_local_size(1) * get_local_size(2)))
+#else
 #define wgs__group_index() ((unsigned)get_group_id(0))
 #define wgs__group_count() ((unsigned)get_num_groups(0))
 #define wgs__local_index() ((unsigned)get_local_id(0))
 #define wgs__local_count() ((unsigned)get_local_size(0))
+#endif
 #define wgs__group_barrier() barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)
 /* A work-group barrier that also ORs a value over the group (wgs_grid_barrier_or's B1 and B3).
  * NVIDIA: bar.red.or.pred on barrier 0, the instruction CUDA's __syncthreads_or is, with the

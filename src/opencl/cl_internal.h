@@ -89,6 +89,19 @@ int wgs__cl_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **o
 void wgs__cl_state_release(wgs_state_t *st);
 int wgs__cl_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
 int wgs__cl_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us);
+
+/* A launch on a range and queue of the caller's (the OpenCL layer, layer/): dims 1 to 3, every
+ * global[d] a multiple of local[d] (checked by the caller); the group count and local size the
+ * plan checks are their products. The kernel must be built with -D WGS_ND_RANGE=1. */
+typedef struct {
+  cl_command_queue queue;
+  cl_uint dims;
+  const size_t *offset, *global, *local;
+  int checked; /* a checked build: bounded spins, a reset state before each launch */
+} wgs__cl_nd_range;
+int wgs__cl_launch_nd(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
+                      const wgs__cl_nd_range *nd, cl_uint num_wait, const cl_event *wait_list,
+                      cl_event *event);
 int wgs__cl_clear_error(wgs_state_t *st);
 int wgs__cl_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out);
 

@@ -100,13 +100,13 @@ static double now_ms(void)
 }
 
 /* Writes the config words when they differ from the device's, resets the state when the launch
- * has no epochs, binds it, and enqueues kernel on groups x local. */
+ * has no epochs, binds it, and enqueues kernel on groups x local, or on nd's range and queue. */
 static int enqueue(wgs_state_t *st, cl_kernel kernel, unsigned state_arg, size_t local,
-                   uint32_t groups, const uint32_t *cfgw, cl_uint nwait, const cl_event *wait,
-                   cl_event *ev)
+                   uint32_t groups, const uint32_t *cfgw, const wgs__cl_nd_range *nd,
+                   cl_uint nwait, const cl_event *wait, cl_event *ev)
 {
   wgs_device_t *dev = st->dev;
-  cl_command_queue q = dev->queue;
+  cl_command_queue q = nd ? nd->queue : dev->queue;
   uint32_t ticked[WGS_CFG_WORDS];
   if (st->host) { /* the spin unit the plan used (us_to_spin): the host clock where it works */
     memcpy(ticked, cfgw, sizeof ticked);
@@ -143,10 +143,18 @@ static int enqueue(wgs_state_t *st, cl_kernel kernel, unsigned state_arg, size_t
                                  "that argument a __global uint *?)",
                      state_arg, wgs_opencl_error_name(err));
   size_t global = (size_t)groups * local;
-  if (st->host && dev->clock_ok > 0)
+  /* (an nd launch is the layer's: its fixed groups' spins need no clock unless checked, its
+   * probe's close wait does) */
+  int tick = st->host && dev->clock_ok > 0 &&
+             (!nd || nd->checked || cfgw[WGS_CFG_MODE] == WGS_MODE_DISCOVER);
+  if (tick)
     wgs__clock_launch(dev, st); /* ticks until the result is read */
-  err = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, nwait, wait, ev);
-  if (err != CL_SUCCESS && st->host && dev->clock_ok > 0)
+  if (nd)
+    err = clEnqueueNDRangeKernel(q, kernel, nd->dims, nd->offset, nd->global, nd->local, nwait,
+                                 wait, ev);
+  else
+    err = clEnqueueNDRangeKernel(q, kernel, 1, NULL, &global, &local, nwait, wait, ev);
+  if (err != CL_SUCCESS && tick)
     wgs__clock_collect(dev, st);
   if (err != CL_SUCCESS)
     return wgs__fail(err == CL_OUT_OF_RESOURCES || err == CL_INVALID_WORK_GROUP_SIZE ? WGS_ELIMIT
@@ -176,7 +184,7 @@ static int calibrate(wgs_device_t *dev)
   for (uint64_t iters = 16, warm = 1; rc == WGS_OK; iters = warm ? 1u << 16 : iters * 4, warm = 0) {
     wgs__config_words(w, &lc, 1, iters, 0, 0, 0, 0);
     double t0 = now_ms();
-    rc = enqueue(st, k->k, 0, 1, 1, w, 0, NULL, NULL);
+    rc = enqueue(st, k->k, 0, 1, 1, w, NULL, 0, NULL, NULL);
     cl_int err = rc == WGS_OK ? clFinish(dev->queue) : CL_SUCCESS;
     if (err != CL_SUCCESS)
       rc = wgs__cl_fail("calibration kernel", err);
@@ -240,8 +248,8 @@ static int check_local_mem(const wgs_device_t *dev, cl_kernel kernel, const char
 }
 
 static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
-                        const wgs_launch_config *cfg_in, cl_uint nwait, const cl_event *wait,
-                        cl_event *ev_out)
+                        const wgs_launch_config *cfg_in, const wgs__cl_nd_range *nd,
+                        cl_uint nwait, const cl_event *wait, cl_event *ev_out)
 {
   wgs_launch_config cfg;
   if (cfg_in)
@@ -262,7 +270,14 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
     return rc0;
   /* __attribute__((reqd_work_group_size(X, 1, 1))): X is the local size, the default one too */
   size_t reqd[3] = {0, 0, 0};
-  if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
+  if (nd) { /* the range is the caller's: the driver checks it against the kernel */
+    cfg.local_size = 1;
+    cfg.groups = 1;
+    for (cl_uint d = 0; d < nd->dims; d++) {
+      cfg.local_size *= nd->local[d];
+      cfg.groups *= (uint32_t)(nd->global[d] / nd->local[d]);
+    }
+  } else if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
                                reqd, NULL) == CL_SUCCESS && reqd[0] != 0) {
     if (reqd[1] > 1 || reqd[2] > 1)
       return wgs__fail(WGS_EINVAL, "kernel '%s' requires a work-group of %zu x %zu x %zu "
@@ -296,7 +311,7 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   size_t local = plan.local;
   int want_event = ev_out || cfg.time_kernel;
   cl_event ev = NULL;
-  int rc = enqueue(st, kernel, cfg.state_arg, local, plan.groups, plan.w, nwait, wait,
+  int rc = enqueue(st, kernel, cfg.state_arg, local, plan.groups, plan.w, nd, nwait, wait,
                    want_event ? &ev : NULL);
   if (rc == WGS_ELIMIT && local > kmax) {
     char more[200];
@@ -376,8 +391,8 @@ int wgs__cl_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cf
 {
   char name[128];
   kernel_name(k->k, name, sizeof name);
-  return launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, 0, NULL,
-                      NULL);
+  return launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, NULL, 0,
+                      NULL, NULL);
 }
 
 int wgs__cl_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local)
@@ -438,7 +453,7 @@ typedef struct {
 static int enqueue_interop(wgs_state_t *st, void *what, const wgs_launch_config *cfg)
 {
   interop_kernel *ik = (interop_kernel *)what;
-  return launch_async(st, ik->kernel, ik->checked, ik->name, cfg, 0, NULL, NULL);
+  return launch_async(st, ik->kernel, ik->checked, ik->name, cfg, NULL, 0, NULL, NULL);
 }
 
 int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
@@ -469,8 +484,20 @@ int wgs_launch_opencl_async(wgs_state_t *st, cl_kernel kernel, const wgs_launch_
   char name[128];
   kernel_name(kernel, name, sizeof name);
   pthread_mutex_lock(&st->lock);
-  int rc = launch_async(st, kernel, opencl_checked(st, kernel), name, cfg, num_wait, wait_list,
-                        event);
+  int rc = launch_async(st, kernel, opencl_checked(st, kernel), name, cfg, NULL, num_wait,
+                        wait_list, event);
+  pthread_mutex_unlock(&st->lock);
+  return rc;
+}
+
+int wgs__cl_launch_nd(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
+                      const wgs__cl_nd_range *nd, cl_uint num_wait, const cl_event *wait_list,
+                      cl_event *event)
+{
+  char name[128];
+  kernel_name(kernel, name, sizeof name);
+  pthread_mutex_lock(&st->lock);
+  int rc = launch_async(st, kernel, nd->checked, name, cfg, nd, num_wait, wait_list, event);
   pthread_mutex_unlock(&st->lock);
   return rc;
 }

@@ -1,0 +1,550 @@
+/*
+ * cl_intel_concurrent_dispatch through the layer, for the kernels of programs it rewrote
+ * (programs.c): each takes a hidden last argument, the wgsync state, that the user never sees
+ * (CL_KERNEL_NUM_ARGS, clSetKernelArg and clGetKernelArgInfo count without it).
+ *
+ * clGetKernelMaxConcurrentWorkGroupCountINTEL answers what the occupancy discovery protocol
+ * (Sorensen et al. 2016 §3) finds for this kernel, local size and local memory: the layer
+ * launches the kernel itself, over-provisioned, in probe mode (device/opencl/wgs_layer.cl),
+ * where every group runs discovery and leaves before the user's code. Its participants were
+ * running at once, with this kernel's registers and local memory, so that many groups are
+ * co-resident: the bound discovery guarantees, not an estimate from device limits. The answer
+ * is kept per device, local size and local memory.
+ *
+ * A concurrent dispatch of more groups than that is refused (CL_INVALID_VALUE, as the extension
+ * says); otherwise every group of the range takes part (WGS_MODE_FIXED) and intel_device_barrier
+ * is wgsync's grid barrier over them. Dispatches of one kernel on one device share its state, so
+ * they must be ordered (one in-order queue, or events), as wgsync's launches on one state are.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "layer_internal.h"
+#include "wgs_layout.h"
+#include "../src/opencl/cl_internal.h"
+
+#define CACHE 8
+
+typedef struct per_device {
+  cl_device_id dev;
+  wgs_device_t *wd;
+  wgs_state_t *conc, *probe;         /* the concurrent dispatches' state, the probe's */
+  uint32_t conc_groups, probe_groups; /* their capacities */
+  struct {
+    size_t local;
+    cl_ulong lmem;
+    size_t count;
+  } cache[CACHE];
+  int ncache;
+  struct per_device *next;
+} per_device;
+
+typedef struct krec {
+  cl_kernel k;
+  cl_context ctx;
+  cl_uint hidden;   /* the hidden argument's index: the user's argument count */
+  int checked;
+  cl_uint dispatch; /* CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_*_INTEL */
+  cl_mem zero;      /* the default dispatch's state: a config line of zeros */
+  cl_mem bound;     /* what the hidden argument holds now */
+  cl_command_queue last_q; /* retained: drained before the states are released */
+  per_device *devs;
+  struct krec *next;
+} krec;
+
+static krec *kernels;
+static pthread_mutex_t kernels_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static krec *find(cl_kernel k)
+{
+  for (krec *r = kernels; r; r = r->next)
+    if (r->k == k)
+      return r;
+  return NULL;
+}
+
+/* A record for a kernel of a program the layer rewrote for the device barrier. */
+static void track(cl_kernel k, const wgs__layer_program *p)
+{
+  cl_uint n = 0;
+  krec *r = calloc(1, sizeof *r);
+  if (!r || wgs__layer_next->clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL) !=
+                CL_SUCCESS || n == 0) {
+    free(r);
+    return;
+  }
+  r->k = k;
+  r->ctx = p->ctx;
+  r->hidden = n - 1;
+  r->checked = p->checked;
+  r->dispatch = CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_DEFAULT_INTEL;
+  pthread_mutex_lock(&kernels_lock);
+  krec *old = find(k); /* a handle the driver reused: that kernel is gone */
+  if (old)
+    old->k = NULL;
+  r->next = kernels;
+  kernels = r;
+  pthread_mutex_unlock(&kernels_lock);
+}
+
+static void drop(krec *r)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  wgs__layer_inside++;
+  if (r->last_q) { /* launches may still use the states */
+    nx->clFinish(r->last_q);
+    nx->clReleaseCommandQueue(r->last_q);
+  }
+  for (per_device *d = r->devs, *next; d; d = next) {
+    next = d->next;
+    wgs_state_release(d->conc);
+    wgs_state_release(d->probe);
+    wgs__layer_device_put(d->wd);
+    free(d);
+  }
+  if (r->zero)
+    nx->clReleaseMemObject(r->zero);
+  wgs__layer_inside--;
+  free(r);
+}
+
+cl_kernel CL_API_CALL wgs__layer_clCreateKernel(cl_program prog, const char *name, cl_int *errcode)
+{
+  cl_kernel k = wgs__layer_next->clCreateKernel(prog, name, errcode);
+  if (!k || wgs__layer_inside)
+    return k;
+  pthread_mutex_lock(&wgs__layer_lock);
+  wgs__layer_program *p = wgs__layer_program_find(prog);
+  wgs__layer_program copy = p ? *p : (wgs__layer_program){0};
+  pthread_mutex_unlock(&wgs__layer_lock);
+  if (p && copy.device_barrier)
+    track(k, &copy);
+  return k;
+}
+
+cl_int CL_API_CALL wgs__layer_clCreateKernelsInProgram(cl_program prog, cl_uint n, cl_kernel *ks,
+                                                       cl_uint *n_ret)
+{
+  cl_uint made = 0;
+  cl_int err = wgs__layer_next->clCreateKernelsInProgram(prog, n, ks, &made);
+  if (n_ret)
+    *n_ret = made;
+  if (err != CL_SUCCESS || !ks || wgs__layer_inside)
+    return err;
+  pthread_mutex_lock(&wgs__layer_lock);
+  wgs__layer_program *p = wgs__layer_program_find(prog);
+  wgs__layer_program copy = p ? *p : (wgs__layer_program){0};
+  pthread_mutex_unlock(&wgs__layer_lock);
+  for (cl_uint i = 0; p && copy.device_barrier && i < made && i < n; i++)
+    track(ks[i], &copy);
+  return err;
+}
+
+cl_kernel CL_API_CALL wgs__layer_clCloneKernel(cl_kernel src, cl_int *errcode)
+{
+  cl_kernel k = wgs__layer_next->clCloneKernel(src, errcode);
+  if (!k || wgs__layer_inside)
+    return k;
+  pthread_mutex_lock(&kernels_lock);
+  krec *r = find(src);
+  krec copy = r ? *r : (krec){0};
+  pthread_mutex_unlock(&kernels_lock);
+  if (r) {
+    wgs__layer_program p = {.ctx = copy.ctx, .device_barrier = 1, .checked = copy.checked};
+    track(k, &p);
+    pthread_mutex_lock(&kernels_lock);
+    if ((r = find(k)))
+      r->dispatch = copy.dispatch; /* exec info is cloned with the arguments */
+    pthread_mutex_unlock(&kernels_lock);
+  }
+  return k;
+}
+
+cl_int CL_API_CALL wgs__layer_clReleaseKernel(cl_kernel k)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  krec *gone = NULL;
+  if (!wgs__layer_inside) {
+    cl_uint refs = 0;
+    pthread_mutex_lock(&kernels_lock);
+    krec **p = &kernels;
+    while (*p && (*p)->k != k)
+      p = &(*p)->next;
+    if (*p && nx->clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL) ==
+                  CL_SUCCESS && refs == 1) {
+      gone = *p;
+      *p = gone->next;
+    }
+    pthread_mutex_unlock(&kernels_lock);
+  }
+  if (gone)
+    drop(gone);
+  return nx->clReleaseKernel(k);
+}
+
+/* The user's hidden-argument count: the hidden argument is not theirs to set or see. */
+static int hidden_index(cl_kernel k, cl_uint *hidden)
+{
+  if (wgs__layer_inside)
+    return 0;
+  pthread_mutex_lock(&kernels_lock);
+  krec *r = find(k);
+  if (r)
+    *hidden = r->hidden;
+  pthread_mutex_unlock(&kernels_lock);
+  return r != NULL;
+}
+
+cl_int CL_API_CALL wgs__layer_clSetKernelArg(cl_kernel k, cl_uint index, size_t size,
+                                             const void *value)
+{
+  cl_uint hidden;
+  if (kernels && hidden_index(k, &hidden) && index >= hidden)
+    return CL_INVALID_ARG_INDEX;
+  return wgs__layer_next->clSetKernelArg(k, index, size, value);
+}
+
+cl_int CL_API_CALL wgs__layer_clGetKernelInfo(cl_kernel k, cl_kernel_info name, size_t size,
+                                              void *value, size_t *size_ret)
+{
+  cl_uint hidden;
+  if (name == CL_KERNEL_NUM_ARGS && kernels && hidden_index(k, &hidden)) {
+    if (value && size < sizeof hidden)
+      return CL_INVALID_VALUE;
+    if (value)
+      memcpy(value, &hidden, sizeof hidden);
+    if (size_ret)
+      *size_ret = sizeof hidden;
+    return CL_SUCCESS;
+  }
+  return wgs__layer_next->clGetKernelInfo(k, name, size, value, size_ret);
+}
+
+cl_int CL_API_CALL wgs__layer_clGetKernelArgInfo(cl_kernel k, cl_uint index,
+                                                 cl_kernel_arg_info name, size_t size,
+                                                 void *value, size_t *size_ret)
+{
+  cl_uint hidden;
+  if (kernels && hidden_index(k, &hidden) && index >= hidden)
+    return CL_INVALID_ARG_INDEX;
+  return wgs__layer_next->clGetKernelArgInfo(k, index, name, size, value, size_ret);
+}
+
+/* The kernel's context's devices all have the extension natively (and are not replaced). */
+static int native_kernel(cl_kernel k)
+{
+  cl_context ctx = NULL;
+  size_t bytes = 0;
+  if (wgs__layer_next->clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
+      wgs__layer_next->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, 0, NULL, &bytes) != CL_SUCCESS)
+    return 0;
+  cl_device_id devs[16];
+  if (bytes > sizeof devs ||
+      wgs__layer_next->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, bytes, devs, NULL) != CL_SUCCESS)
+    return 0;
+  int all = bytes > 0;
+  for (size_t i = 0; i < bytes / sizeof *devs && all; i++)
+    all = wgs__layer_native(devs[i], WGS_EXT_CONCURRENT);
+  return all;
+}
+
+cl_int CL_API_CALL wgs__layer_clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_info name,
+                                                  size_t size, const void *value)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  if (wgs__layer_inside || name != CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL || native_kernel(k))
+    return nx->clSetKernelExecInfo(k, name, size, value);
+  if (!value || size != sizeof(cl_uint))
+    return CL_INVALID_VALUE;
+  cl_uint type;
+  memcpy(&type, value, sizeof type);
+  if (type != CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_DEFAULT_INTEL &&
+      type != CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL)
+    return CL_INVALID_VALUE;
+  cl_uint refs;
+  if (nx->clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS)
+    return CL_INVALID_KERNEL;
+  pthread_mutex_lock(&kernels_lock);
+  krec *r = find(k);
+  if (r)
+    r->dispatch = type;
+  pthread_mutex_unlock(&kernels_lock);
+  if (!r && type == CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL) {
+    wgs__layer_say("clSetKernelExecInfo: concurrent dispatch is served for kernels of programs "
+                   "built from source that call intel_device_barrier or "
+                   "intel_is_device_barrier_valid; this kernel's program does not");
+    return CL_INVALID_OPERATION;
+  }
+  return CL_SUCCESS;
+}
+
+/* ---- the probe and concurrent launches ---------------------------------------------------- */
+
+static cl_int to_cl(int rc, const char *what)
+{
+  if (rc == WGS_OK)
+    return CL_SUCCESS;
+  wgs__layer_say("%s: %s", what, wgs_last_error());
+  switch (rc) {
+  case WGS_ENOMEM:
+    return CL_OUT_OF_HOST_MEMORY;
+  case WGS_EINVAL:
+    return CL_INVALID_VALUE;
+  default:
+    return CL_OUT_OF_RESOURCES;
+  }
+}
+
+static per_device *device_entry(krec *r, cl_device_id dev)
+{
+  per_device *d = r->devs;
+  while (d && d->dev != dev)
+    d = d->next;
+  if (d)
+    return d;
+  if (!(d = calloc(1, sizeof *d)))
+    return NULL;
+  if (!(d->wd = wgs__layer_device_get(r->ctx, dev))) {
+    free(d);
+    return NULL;
+  }
+  d->dev = dev;
+  d->next = r->devs;
+  r->devs = d;
+  return d;
+}
+
+/* A state of at least groups' capacity whose dispatch word is `dispatch`; one too small is
+ * released once the queue its launches ran on (drain, when not the wgsync device's) is idle. */
+static int state_for(per_device *d, wgs_state_t **st, uint32_t *cap, uint32_t groups,
+                     uint32_t dispatch, cl_command_queue drain)
+{
+  if (*st && *cap >= groups)
+    return WGS_OK;
+  if (*st && drain)
+    wgs__layer_next->clFinish(drain);
+  wgs_state_release(*st);
+  *st = NULL;
+  int rc = wgs_state_create(d->wd, groups, st);
+  if (rc != WGS_OK)
+    return rc;
+  *cap = groups;
+  cl_int err = wgs__layer_next->clEnqueueWriteBuffer(
+      wgs_device_opencl_queue(d->wd), wgs_state_opencl(*st), CL_TRUE,
+      (WGS_G_CONFIG + WGS_CFG_DISPATCH) * sizeof(uint32_t), sizeof dispatch, &dispatch, 0, NULL,
+      NULL);
+  return err == CL_SUCCESS ? WGS_OK : wgs__fail(WGS_EBACKEND, "writing the state's dispatch word: %s",
+                                                wgs_opencl_error_name(err));
+}
+
+/* The probe's answer for this local size (held: kernels_lock; inside: set). */
+static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
+                    const size_t *local, size_t *count)
+{
+  size_t lsize = 1;
+  for (cl_uint i = 0; i < dims; i++)
+    lsize *= local[i];
+  cl_ulong lmem = 0;
+  wgs__layer_next->clGetKernelWorkGroupInfo(r->k, d->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem,
+                                            &lmem, NULL);
+  for (int i = 0; i < d->ncache; i++)
+    if (d->cache[i].local == lsize && d->cache[i].lmem == lmem) {
+      *count = d->cache[i].count;
+      return CL_SUCCESS;
+    }
+  uint32_t groups = wgs_default_groups(d->wd, lsize);
+  int rc = state_for(d, &d->probe, &d->probe_groups, groups, WGS_DISPATCH_PROBE, NULL);
+  size_t global[3] = {local[0] * groups, dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1};
+  wgs__cl_nd_range nd = {wgs_device_opencl_queue(d->wd), dims, offset, global, local, r->checked};
+  wgs_launch_config cfg;
+  wgs_launch_config_init(&cfg);
+  cfg.state_arg = r->hidden;
+  cfg.discovery = WGS_DISCOVERY_PROTOCOL;
+  wgs_launch_result res;
+  memset(&res, 0, sizeof res);
+  r->bound = NULL;
+  if (rc == WGS_OK)
+    rc = wgs__cl_launch_nd(d->probe, r->k, &cfg, &nd, 0, NULL, NULL);
+  if (rc == WGS_OK)
+    rc = wgs_state_result(d->probe, &res);
+  if (rc != WGS_OK)
+    return to_cl(rc, "the occupancy probe of clGetKernelMaxConcurrentWorkGroupCountINTEL");
+  *count = res.participants;
+  if (wgs__layer_cfg.verbose)
+    wgs__layer_say("probe: %u of %u groups of %zu work-items ran at once (%llu bytes of local "
+                   "memory each)", res.participants, res.launched, lsize,
+                   (unsigned long long)lmem);
+  int slot = d->ncache < CACHE ? d->ncache++ : CACHE - 1;
+  d->cache[slot].local = lsize;
+  d->cache[slot].lmem = lmem;
+  d->cache[slot].count = *count;
+  return CL_SUCCESS;
+}
+
+static cl_device_id queue_device(cl_command_queue q, cl_context *ctx)
+{
+  cl_device_id dev = NULL;
+  if (wgs__layer_next->clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) != CL_SUCCESS ||
+      wgs__layer_next->clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof *ctx, ctx, NULL) != CL_SUCCESS)
+    return NULL;
+  return dev;
+}
+
+static cl_int check_range(cl_uint dims, const size_t *local)
+{
+  if (dims < 1 || dims > 3)
+    return CL_INVALID_WORK_DIMENSION;
+  if (!local)
+    return CL_INVALID_WORK_GROUP_SIZE;
+  for (cl_uint i = 0; i < dims; i++)
+    if (local[i] == 0)
+      return CL_INVALID_WORK_GROUP_SIZE;
+  return CL_SUCCESS;
+}
+
+cl_int CL_API_CALL wgs__layer_max_count(cl_command_queue q, cl_kernel k, cl_uint dims,
+                                        const size_t *offset, const size_t *local, size_t *count)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  if (!count)
+    return CL_INVALID_VALUE;
+  cl_context qctx = NULL;
+  cl_device_id dev = queue_device(q, &qctx);
+  if (!dev)
+    return CL_INVALID_COMMAND_QUEUE;
+  if (native_kernel(k)) { /* the driver's own query */
+    cl_platform_id plat = NULL;
+    nx->clGetDeviceInfo(dev, CL_DEVICE_PLATFORM, sizeof plat, &plat, NULL);
+    cl_int(CL_API_CALL * fn)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                             const size_t *, size_t *) =
+        (cl_int(CL_API_CALL *)(cl_command_queue, cl_kernel, cl_uint, const size_t *,
+                               const size_t *, size_t *))
+            nx->clGetExtensionFunctionAddressForPlatform(plat, WGS_FN_MAX_COUNT);
+    return fn ? fn(q, k, dims, offset, local, count) : CL_INVALID_OPERATION;
+  }
+  cl_int err = check_range(dims, local);
+  if (err != CL_SUCCESS)
+    return err;
+  pthread_mutex_lock(&kernels_lock);
+  krec *r = find(k);
+  if (!r) {
+    pthread_mutex_unlock(&kernels_lock);
+    cl_uint refs;
+    if (nx->clGetKernelInfo(k, CL_KERNEL_REFERENCE_COUNT, sizeof refs, &refs, NULL) != CL_SUCCESS)
+      return CL_INVALID_KERNEL;
+    wgs__layer_say(WGS_FN_MAX_COUNT ": the layer answers for kernels of programs built from "
+                   "source that call intel_device_barrier or intel_is_device_barrier_valid; this "
+                   "kernel's program does not");
+    return CL_INVALID_OPERATION;
+  }
+  if (qctx != r->ctx) {
+    pthread_mutex_unlock(&kernels_lock);
+    return CL_INVALID_CONTEXT;
+  }
+  per_device *d = device_entry(r, dev);
+  wgs__layer_inside++;
+  err = d ? probe(r, d, dims, offset, local, count) : CL_OUT_OF_RESOURCES;
+  wgs__layer_inside--;
+  pthread_mutex_unlock(&kernels_lock);
+  return err;
+}
+
+/* Binds the default dispatch's state (a line of zeros: dispatch 0) to the hidden argument. */
+static cl_int bind_default(krec *r)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  cl_int err = CL_SUCCESS;
+  if (!r->zero) {
+    static const uint32_t zeros[WGS_G_LINES * WGS_LINE_WORDS];
+    r->zero = nx->clCreateBuffer(r->ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof zeros,
+                                 (void *)zeros, &err);
+    if (err != CL_SUCCESS)
+      return err;
+  }
+  if (r->bound != r->zero && (err = nx->clSetKernelArg(r->k, r->hidden, sizeof r->zero, &r->zero)) ==
+                                 CL_SUCCESS)
+    r->bound = r->zero;
+  return err;
+}
+
+cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dims,
+                                                     const size_t *offset, const size_t *global,
+                                                     const size_t *local, cl_uint nwait,
+                                                     const cl_event *wait, cl_event *ev)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  if (wgs__layer_inside || !kernels)
+    return nx->clEnqueueNDRangeKernel(q, k, dims, offset, global, local, nwait, wait, ev);
+  pthread_mutex_lock(&kernels_lock);
+  krec *r = find(k);
+  if (!r) {
+    pthread_mutex_unlock(&kernels_lock);
+    return nx->clEnqueueNDRangeKernel(q, k, dims, offset, global, local, nwait, wait, ev);
+  }
+  cl_int err = CL_SUCCESS;
+  if (r->last_q != q) {
+    if (r->last_q)
+      nx->clReleaseCommandQueue(r->last_q);
+    nx->clRetainCommandQueue(q);
+    r->last_q = q;
+  }
+  if (r->dispatch == CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_DEFAULT_INTEL) {
+    err = bind_default(r);
+    pthread_mutex_unlock(&kernels_lock);
+    return err != CL_SUCCESS ? err
+                             : nx->clEnqueueNDRangeKernel(q, k, dims, offset, global, local, nwait,
+                                                          wait, ev);
+  }
+  /* Concurrent dispatch: the range's checks (the extension's errors), then the probe's bound */
+  if ((err = check_range(dims, local)) == CL_SUCCESS && !global)
+    err = CL_INVALID_GLOBAL_WORK_SIZE;
+  size_t groups = 1;
+  for (cl_uint i = 0; err == CL_SUCCESS && i < dims; i++) {
+    if (global[i] == 0 || global[i] % local[i] != 0)
+      err = global[i] == 0 ? CL_INVALID_GLOBAL_WORK_SIZE : CL_INVALID_WORK_GROUP_SIZE;
+    else
+      groups *= global[i] / local[i];
+  }
+  cl_context qctx = NULL;
+  cl_device_id dev = err == CL_SUCCESS ? queue_device(q, &qctx) : NULL;
+  if (err == CL_SUCCESS && !dev)
+    err = CL_INVALID_COMMAND_QUEUE;
+  else if (err == CL_SUCCESS && qctx != r->ctx)
+    err = CL_INVALID_CONTEXT;
+  per_device *d = err == CL_SUCCESS ? device_entry(r, dev) : NULL;
+  if (err == CL_SUCCESS && !d)
+    err = CL_OUT_OF_RESOURCES;
+  wgs__layer_inside++;
+  size_t most = 0;
+  if (err == CL_SUCCESS)
+    err = probe(r, d, dims, offset, local, &most);
+  if (err == CL_SUCCESS && groups > most) {
+    if (wgs__layer_cfg.verbose)
+      wgs__layer_say("concurrent dispatch of %zu work-groups refused: at most %zu run at once",
+                     groups, most);
+    err = CL_INVALID_VALUE;
+  }
+  if (err == CL_SUCCESS) {
+    /* (the state's capacity is the probe's count: every accepted range fits it) */
+    int rc = state_for(d, &d->conc, &d->conc_groups, (uint32_t)most, WGS_DISPATCH_CONCURRENT, q);
+    if (rc == WGS_OK) {
+      wgs_launch_config cfg;
+      wgs_launch_config_init(&cfg);
+      cfg.state_arg = r->hidden;
+      cfg.discovery = WGS_DISCOVERY_FIXED;
+      wgs__cl_nd_range nd = {q, dims, offset, global, local, r->checked};
+      r->bound = NULL;
+      rc = wgs__cl_launch_nd(d->conc, k, &cfg, &nd, nwait, wait, ev);
+      if (rc == WGS_OK && r->checked) { /* the checked build's report, instead of a hang */
+        wgs_launch_result res;
+        nx->clFinish(q);
+        rc = wgs_state_result(d->conc, &res);
+      }
+    }
+    err = to_cl(rc, "concurrent dispatch");
+  }
+  wgs__layer_inside--;
+  pthread_mutex_unlock(&kernels_lock);
+  return err;
+}
