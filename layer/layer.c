@@ -237,8 +237,13 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
                                             const struct _cl_icd_dispatch **layer_dispatch)
 {
   const cl_uint entries = sizeof(struct _cl_icd_dispatch) / sizeof(void *);
-  if (!target || !num_entries_ret || !layer_dispatch || num_entries < entries)
+  if (!target || !num_entries_ret || !layer_dispatch)
     return CL_INVALID_VALUE;
+  if (num_entries < entries) {
+    wgs__layer_say("not loaded: the ICD loader's dispatch table has %u entries, the layer needs "
+                   "the %u of OpenCL 3.0", num_entries, entries);
+    return CL_INVALID_VALUE;
+  }
   wgs__layer_next = target;
   wgs__layer_cfg.checked = env_on("WGSYNC_LAYER_CHECKED");
   wgs__layer_cfg.replace_native = env_on("WGSYNC_LAYER_REPLACE_NATIVE");
@@ -270,3 +275,14 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
                    wgs__layer_cfg.replace_native);
   return CL_SUCCESS;
 }
+
+/* The Khronos loader (2024 on) initialises layers through these two; ocl-icd calls clInitLayer. */
+CL_API_ENTRY cl_int CL_API_CALL clInitLayerWithProperties(
+    cl_uint num_entries, const struct _cl_icd_dispatch *target, cl_uint *num_entries_ret,
+    const struct _cl_icd_dispatch **layer_dispatch, const void *properties)
+{
+  (void)properties; /* none are defined */
+  return clInitLayer(num_entries, target, num_entries_ret, layer_dispatch);
+}
+
+CL_API_ENTRY cl_int CL_API_CALL clDeinitLayer(void) { return CL_SUCCESS; }

@@ -86,10 +86,13 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context ctx, cl_u
     o += n;
   }
   src[total] = '\0';
-  int split = wgs__layer_mentions(src, total, "intel_work_group_barrier_arrive") ||
-              wgs__layer_mentions(src, total, "intel_work_group_barrier_wait");
-  int device = wgs__layer_mentions(src, total, "intel_device_barrier") ||
-               wgs__layer_mentions(src, total, "intel_is_device_barrier_valid");
+  /* A program that carries wgsync's device library already (a program built with libwgsync,
+   * whose polyfill names the split built-ins) is wgsync's own business. */
+  int own = strstr(src, "WGS_LAYOUT_VERSION") != NULL;
+  int split = !own && (wgs__layer_mentions(src, total, "intel_work_group_barrier_arrive") ||
+                       wgs__layer_mentions(src, total, "intel_work_group_barrier_wait"));
+  int device = !own && (wgs__layer_mentions(src, total, "intel_device_barrier") ||
+                        wgs__layer_mentions(src, total, "intel_is_device_barrier_valid"));
   if (device && all_native(ctx, WGS_EXT_CONCURRENT))
     device = 0;
   if (split && !device && all_native(ctx, WGS_EXT_SPLIT))

@@ -36,6 +36,8 @@
 #                          its tests, discovery against the bound, 10^6 barrier crossings, the
 #                          CLI latency beside CUDA's, grid.sync from wgsync-bench-shards
 #   scripts/gpu.sh check   build + the CUDA, Vulkan, CLI and install tests (CHECK_RE: others)
+#   scripts/gpu.sh layer   build + the OpenCL layer's tests and cost on NVIDIA OpenCL (CHECK_RE:
+#                          library tests after them)
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
@@ -187,6 +189,32 @@ PY
   stamp "grid.sync and the counter barrier's shapes (CUDA)"
   timeout 150 build-gpu/bench/wgsync-bench-shards "$R" > "$R/bench-shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"
   grep -iE "grid.sync|shape|us" "$R/bench-shards.log" | head -30; pack
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = layer ]; then   # the OpenCL layer on NVIDIA OpenCL: its tests, then its cost
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  L=$PWD/build-gpu/libwgsync-layer.so T=build-gpu/tests/test_layer
+  echo "OpenCL loader: $(readlink -f "${lib:-none}")"
+  stamp "layer tests"
+  for c in ext split unset default concurrent helper deadlock spirv; do
+    extra=""; [ $c = spirv ] && extra=build-gpu/tests/layer_split.spv
+    [ $c = deadlock ] && export WGSYNC_LAYER_CHECKED=1
+    OPENCL_LAYERS=$L WGSYNC_LAYER_VERBOSE=1 timeout 120 $T $c $extra > "$R/layer-$c.log" 2>&1
+    echo "layer.$c: rc $?"; grep -vE "^device:" "$R/layer-$c.log" | tail -4
+    unset WGSYNC_LAYER_CHECKED
+  done
+  pack
+  stamp "layer cost"
+  timeout 300 bench/opencl/bench_layer.sh build-gpu "$R/bench" 256 > "$R/bench.log" 2>&1
+  cat "$R/bench.log" | cut -c1-220; pack
+  if [ -n "${CHECK_RE:-}" ]; then # tests of the library the layer's change touched
+    stamp "ctest $CHECK_RE"
+    (cd build-gpu && timeout ${CHECK_LIMIT:-240} ctest -j1 --timeout 120 -R "$CHECK_RE" \
+       --output-on-failure > "$R/ctest-check.log" 2>&1)
+    grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$R/ctest-check.log" | tail -15; pack
+  fi
   stamp done
   exit 0
 fi
