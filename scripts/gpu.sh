@@ -196,7 +196,13 @@ fi
 if [ "$mode" = layer ]; then   # the OpenCL layer on NVIDIA OpenCL: its tests, then its cost
   R=$(mktemp -d)/results; mkdir -p "$R"
   L=$PWD/build-gpu/libwgsync-layer.so T=build-gpu/tests/test_layer
-  echo "OpenCL loader: $(readlink -f "${lib:-none}")"
+  # The layer needs a loader with layers: the CUDA toolkit's may have none; Debian's ocl-icd
+  # (carried in .gl, unpacked above) has them
+  for f in ${lib:-} /usr/local/cuda/lib64/libOpenCL.so.1; do
+    [ -f "$f" ] && echo "loader $(readlink -f "$f"): OPENCL_LAYERS $(grep -c OPENCL_LAYERS "$f") mentions"
+  done
+  [ -f /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] && export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  echo "test_layer runs with: $(ldd $T | grep -i opencl)"
   stamp "layer tests"
   for c in ext split unset default concurrent helper deadlock spirv; do
     extra=""; [ $c = spirv ] && extra=build-gpu/tests/layer_split.spv
