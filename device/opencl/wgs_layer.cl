@@ -46,9 +46,16 @@ WGS_FN void wgs__layer_barrier(wgs_env *env, uint valid, uint site, cl_mem_fence
     barrier(flags);
   }
 }
+#if defined(__OPENCL_C_VERSION__) && __OPENCL_C_VERSION__ >= 200
+/* Both forms, told apart by argument count (the scope is covered: see above). */
 #define WGS__LAYER_BARRIER(flags, ...) \
   wgs__layer_barrier(&wgs__layer_env, wgs__layer_valid, (uint)__LINE__, (flags))
 #define intel_device_barrier(...) WGS__LAYER_BARRIER(__VA_ARGS__, 0)
+#else
+/* OpenCL C 1.x has only the one-argument form, and no variadic macros (NVIDIA refuses them). */
+#define intel_device_barrier(flags) \
+  wgs__layer_barrier(&wgs__layer_env, wgs__layer_valid, (uint)__LINE__, (flags))
+#endif
 #define intel_is_device_barrier_valid() ((bool)(wgs__layer_valid == 1u))
 #ifndef cl_intel_concurrent_dispatch
 #define cl_intel_concurrent_dispatch 1

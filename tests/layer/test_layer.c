@@ -291,7 +291,11 @@ static const char device_src[] =
     "    intel_device_barrier(CLK_GLOBAL_MEM_FENCE);\n"
     "    uint next = (g + 1u) % n, got = slots[next];\n"
     "    if (got != r * 1000003u + next && atomic_inc(&errors[0]) == 0u) errors[1] = g << 16 | r;\n"
+    "#if __OPENCL_C_VERSION__ >= 200\n" /* the form with a scope: OpenCL C 2.0 and later */
     "    intel_device_barrier(CLK_GLOBAL_MEM_FENCE, memory_scope_device);\n"
+    "#else\n"
+    "    intel_device_barrier(CLK_GLOBAL_MEM_FENCE);\n"
+    "#endif\n"
     "  }\n"
     "}\n";
 
@@ -308,7 +312,7 @@ static cl_kernel ring_kernel(cl_program *prog, cl_mem *valid, cl_mem *slots, cl_
                              size_t items, cl_uint rounds)
 {
   cl_int err;
-  *prog = build(device_src, "-cl-std=CL2.0", NULL);
+  *prog = build(device_src, NULL, NULL);
   cl_kernel k = clCreateKernel(*prog, "ring", &err);
   CL_OK(err);
   *valid = buffer(items * 4);
