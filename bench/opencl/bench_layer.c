@@ -126,7 +126,7 @@ static int calls(void)
   }
   printf("device,driver,date,layer,what,median,min,max\n");
   row("clSetKernelArg us/call", set, "us");
-  row("clEnqueueNDRangeKernel(1 item) + clFinish/64 us/launch", enq, "us");
+  row("clEnqueueNDRangeKernel of 1 item (+ clFinish every 64) us/launch", enq, "us");
   row("clGetDeviceInfo(NAME) us/call", info, "us");
   clReleaseMemObject(m);
   clReleaseKernel(k);
@@ -236,10 +236,10 @@ static int barrier(size_t local, size_t groups)
   }
   printf("device,driver,date,layer,what,median,min,max\n");
   char what[200];
-  snprintf(what, sizeof what, "intel_device_barrier via the layer, %zu groups x %zu, us/barrier",
+  snprintf(what, sizeof what, "intel_device_barrier via the layer (%zu groups x %zu) us/barrier",
            groups, local);
   row(what, lay, "us");
-  snprintf(what, sizeof what, "wgs_grid_barrier (wgs_launch fixed), %zu groups x %zu, us/barrier",
+  snprintf(what, sizeof what, "wgs_grid_barrier by wgs_launch fixed (%zu groups x %zu) us/barrier",
            groups, local);
   row(what, own, "us");
   printf("# the layer's clGetKernelMaxConcurrentWorkGroupCountINTEL(local %zu) = %zu, first "
