@@ -200,7 +200,7 @@ cl_int CL_API_CALL wgs__layer_clSetKernelArg(cl_kernel k, cl_uint index, size_t 
                                              const void *value)
 {
   cl_uint hidden;
-  if (kernels && hidden_index(k, &hidden) && index >= hidden)
+  if (__atomic_load_n(&kernels, __ATOMIC_ACQUIRE) && hidden_index(k, &hidden) && index >= hidden)
     return CL_INVALID_ARG_INDEX;
   return wgs__layer_next->clSetKernelArg(k, index, size, value);
 }
@@ -474,7 +474,7 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
                                                      const cl_event *wait, cl_event *ev)
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
-  if (wgs__layer_inside || !kernels)
+  if (wgs__layer_inside || !__atomic_load_n(&kernels, __ATOMIC_ACQUIRE))
     return nx->clEnqueueNDRangeKernel(q, k, dims, offset, global, local, nwait, wait, ev);
   pthread_mutex_lock(&kernels_lock);
   krec *r = find(k);

@@ -254,6 +254,9 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
   table.clGetExtensionFunctionAddress = layer_clGetExtensionFunctionAddress;
   table.clCreateProgramWithSource = wgs__layer_clCreateProgramWithSource;
   table.clCreateProgramWithIL = wgs__layer_clCreateProgramWithIL;
+  table.clCreateProgramWithBinary = wgs__layer_clCreateProgramWithBinary;
+  table.clCreateProgramWithBuiltInKernels = wgs__layer_clCreateProgramWithBuiltInKernels;
+  table.clLinkProgram = wgs__layer_clLinkProgram;
   table.clBuildProgram = wgs__layer_clBuildProgram;
   table.clCompileProgram = wgs__layer_clCompileProgram;
   table.clGetProgramInfo = wgs__layer_clGetProgramInfo;

@@ -84,6 +84,16 @@ extern pthread_mutex_t wgs__layer_lock;
 cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context, cl_uint, const char **,
                                                             const size_t *, cl_int *);
 cl_program CL_API_CALL wgs__layer_clCreateProgramWithIL(cl_context, const void *, size_t, cl_int *);
+cl_program CL_API_CALL wgs__layer_clCreateProgramWithBinary(cl_context, cl_uint, const cl_device_id *,
+                                                            const size_t *, const unsigned char **,
+                                                            cl_int *, cl_int *);
+cl_program CL_API_CALL wgs__layer_clCreateProgramWithBuiltInKernels(cl_context, cl_uint,
+                                                                    const cl_device_id *,
+                                                                    const char *, cl_int *);
+cl_program CL_API_CALL wgs__layer_clLinkProgram(cl_context, cl_uint, const cl_device_id *,
+                                                const char *, cl_uint, const cl_program *,
+                                                void(CL_CALLBACK *)(cl_program, void *), void *,
+                                                cl_int *);
 cl_int CL_API_CALL wgs__layer_clBuildProgram(cl_program, cl_uint, const cl_device_id *,
                                              const char *,
                                              void(CL_CALLBACK *)(cl_program, void *), void *);

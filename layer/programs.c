@@ -32,6 +32,54 @@ wgs__layer_program *wgs__layer_program_find(cl_program prog)
   return NULL;
 }
 
+/* A program the driver has destroyed without a clReleaseProgram of the user's (the last kernel
+ * that held it went) leaves its record; a new program that gets the same handle must not find
+ * it. Every program the driver makes passes here. */
+static cl_program fresh(cl_program prog)
+{
+  if (!prog)
+    return prog;
+  pthread_mutex_lock(&wgs__layer_lock);
+  for (wgs__layer_program **p = &programs; *p; p = &(*p)->next)
+    if ((*p)->prog == prog) {
+      wgs__layer_program *gone = *p;
+      *p = gone->next;
+      free(gone->source);
+      free(gone);
+      break;
+    }
+  pthread_mutex_unlock(&wgs__layer_lock);
+  return prog;
+}
+
+cl_program CL_API_CALL wgs__layer_clCreateProgramWithBinary(cl_context ctx, cl_uint n,
+                                                            const cl_device_id *devs,
+                                                            const size_t *lengths,
+                                                            const unsigned char **bins,
+                                                            cl_int *status, cl_int *errcode)
+{
+  return fresh(wgs__layer_next->clCreateProgramWithBinary(ctx, n, devs, lengths, bins, status,
+                                                          errcode));
+}
+
+cl_program CL_API_CALL wgs__layer_clCreateProgramWithBuiltInKernels(cl_context ctx, cl_uint n,
+                                                                    const cl_device_id *devs,
+                                                                    const char *names,
+                                                                    cl_int *errcode)
+{
+  return fresh(wgs__layer_next->clCreateProgramWithBuiltInKernels(ctx, n, devs, names, errcode));
+}
+
+cl_program CL_API_CALL wgs__layer_clLinkProgram(cl_context ctx, cl_uint n, const cl_device_id *devs,
+                                                const char *options, cl_uint np,
+                                                const cl_program *progs,
+                                                void(CL_CALLBACK *notify)(cl_program, void *),
+                                                void *data, cl_int *errcode)
+{
+  return fresh(wgs__layer_next->clLinkProgram(ctx, n, devs, options, np, progs, notify, data,
+                                              errcode));
+}
+
 /* The context's devices (malloc'd), or NULL. */
 static cl_device_id *context_devices(cl_context ctx, cl_uint *n)
 {
@@ -66,11 +114,11 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context ctx, cl_u
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
   if (wgs__layer_inside || count == 0 || !strings)
-    return nx->clCreateProgramWithSource(ctx, count, strings, lengths, errcode);
+    return fresh(nx->clCreateProgramWithSource(ctx, count, strings, lengths, errcode));
   size_t total = 0;
   for (cl_uint i = 0; i < count; i++) {
     if (!strings[i])
-      return nx->clCreateProgramWithSource(ctx, count, strings, lengths, errcode);
+      return fresh(nx->clCreateProgramWithSource(ctx, count, strings, lengths, errcode));
     total += lengths && lengths[i] ? lengths[i] : strlen(strings[i]);
   }
   char *src = malloc(total + 1);
@@ -99,7 +147,7 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context ctx, cl_u
     split = 0;
   if (!split && !device) { /* not the layer's business */
     free(src);
-    return nx->clCreateProgramWithSource(ctx, count, strings, lengths, errcode);
+    return fresh(nx->clCreateProgramWithSource(ctx, count, strings, lengths, errcode));
   }
   int checked = wgs__layer_cfg.checked;
   /* Checked builds give each kernel the split barrier's storage line, which makes its checks
@@ -121,7 +169,7 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context ctx, cl_u
   /* #line: the build log and __LINE__ count the user's lines from 1. */
   const char *parts[4] = {wgs__device_lib_source, wgs__layer_glue_source, "\n#line 1\n", user};
   cl_int err;
-  cl_program prog = nx->clCreateProgramWithSource(ctx, 4, parts, NULL, &err);
+  cl_program prog = fresh(nx->clCreateProgramWithSource(ctx, 4, parts, NULL, &err));
   free(user);
   if (errcode)
     *errcode = err;
@@ -155,7 +203,7 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithIL(cl_context ctx, const vo
   if (wgs__layer_inside || !il || length < 20 || length % 4 != 0 ||
       wgs_spirv_uses_split_barrier(il, length / 4, &uses) != WGS_OK || !uses ||
       all_native(ctx, WGS_EXT_SPLIT))
-    return nx->clCreateProgramWithIL(ctx, il, length, errcode);
+    return fresh(nx->clCreateProgramWithIL(ctx, il, length, errcode));
   uint32_t *low = NULL;
   size_t low_words = 0;
   int rc = wgs_spirv_lower(il, length / 4, &low, &low_words);
@@ -164,10 +212,10 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithIL(cl_context ctx, const vo
      * what it does not know; the reason is said here. */
     wgs__layer_say("clCreateProgramWithIL: the module's split barriers were not lowered: %s",
                    wgs_last_error());
-    return nx->clCreateProgramWithIL(ctx, il, length, errcode);
+    return fresh(nx->clCreateProgramWithIL(ctx, il, length, errcode));
   }
   cl_int err;
-  cl_program prog = nx->clCreateProgramWithIL(ctx, low, low_words * 4, &err);
+  cl_program prog = fresh(nx->clCreateProgramWithIL(ctx, low, low_words * 4, &err));
   wgs_spirv_free(low);
   if (err == CL_INVALID_OPERATION || err == CL_INVALID_VALUE) {
     cl_uint n = 0;
