@@ -112,14 +112,9 @@ static void drop(krec *r)
 cl_kernel CL_API_CALL wgs__layer_clCreateKernel(cl_program prog, const char *name, cl_int *errcode)
 {
   cl_kernel k = wgs__layer_next->clCreateKernel(prog, name, errcode);
-  if (!k || wgs__layer_inside)
-    return k;
-  pthread_mutex_lock(&wgs__layer_lock);
-  wgs__layer_program *p = wgs__layer_program_find(prog);
-  wgs__layer_program copy = p ? *p : (wgs__layer_program){0};
-  pthread_mutex_unlock(&wgs__layer_lock);
-  if (p && copy.device_barrier)
-    track(k, &copy);
+  wgs__layer_program p;
+  if (k && wgs__layer_program_get(prog, &p) && p.device_barrier)
+    track(k, &p);
   return k;
 }
 
@@ -130,14 +125,11 @@ cl_int CL_API_CALL wgs__layer_clCreateKernelsInProgram(cl_program prog, cl_uint 
   cl_int err = wgs__layer_next->clCreateKernelsInProgram(prog, n, ks, &made);
   if (n_ret)
     *n_ret = made;
-  if (err != CL_SUCCESS || !ks || wgs__layer_inside)
+  wgs__layer_program p;
+  if (err != CL_SUCCESS || !ks || !wgs__layer_program_get(prog, &p) || !p.device_barrier)
     return err;
-  pthread_mutex_lock(&wgs__layer_lock);
-  wgs__layer_program *p = wgs__layer_program_find(prog);
-  wgs__layer_program copy = p ? *p : (wgs__layer_program){0};
-  pthread_mutex_unlock(&wgs__layer_lock);
-  for (cl_uint i = 0; p && copy.device_barrier && i < made && i < n; i++)
-    track(ks[i], &copy);
+  for (cl_uint i = 0; i < made && i < n; i++)
+    track(ks[i], &p);
   return err;
 }
 
@@ -209,15 +201,8 @@ cl_int CL_API_CALL wgs__layer_clGetKernelInfo(cl_kernel k, cl_kernel_info name, 
                                               void *value, size_t *size_ret)
 {
   cl_uint hidden;
-  if (name == CL_KERNEL_NUM_ARGS && kernels && hidden_index(k, &hidden)) {
-    if (value && size < sizeof hidden)
-      return CL_INVALID_VALUE;
-    if (value)
-      memcpy(value, &hidden, sizeof hidden);
-    if (size_ret)
-      *size_ret = sizeof hidden;
-    return CL_SUCCESS;
-  }
+  if (name == CL_KERNEL_NUM_ARGS && kernels && hidden_index(k, &hidden))
+    return wgs__layer_answer(&hidden, sizeof hidden, size, value, size_ret);
   return wgs__layer_next->clGetKernelInfo(k, name, size, value, size_ret);
 }
 

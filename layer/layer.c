@@ -62,8 +62,7 @@ int wgs__layer_native(cl_device_id dev, const char *ext)
   return has;
 }
 
-/* Copies an answer of n bytes out as clGetDeviceInfo does. */
-static cl_int answer(const void *v, size_t n, size_t size, void *value, size_t *size_ret)
+cl_int wgs__layer_answer(const void *v, size_t n, size_t size, void *value, size_t *size_ret)
 {
   if (value && size < n)
     return CL_INVALID_VALUE;
@@ -105,7 +104,7 @@ static cl_int CL_API_CALL layer_clGetDeviceInfo(cl_device_id dev, cl_device_info
         strcat(s, add[i]);
         n = strlen(s);
       }
-    err = answer(s, n + 1, size, value, size_ret);
+    err = wgs__layer_answer(s, n + 1, size, value, size_ret);
     free(s);
   } else { /* CL_DEVICE_EXTENSIONS_WITH_VERSION (OpenCL 3.0) */
     size_t bytes = 0;
@@ -122,7 +121,7 @@ static cl_int CL_API_CALL layer_clGetDeviceInfo(cl_device_id dev, cl_device_info
           snprintf(v[n].name, sizeof v[n].name, "%s", add[i]);
           n++;
         }
-      err = answer(v, n * sizeof *v, size, value, size_ret);
+      err = wgs__layer_answer(v, n * sizeof *v, size, value, size_ret);
     } else if (err == CL_SUCCESS) {
       err = CL_OUT_OF_HOST_MEMORY;
     }
@@ -223,9 +222,9 @@ CL_API_ENTRY cl_int CL_API_CALL clGetLayerInfo(cl_layer_info name, size_t size, 
   const cl_layer_api_version version = CL_LAYER_API_VERSION_100;
   switch (name) {
   case CL_LAYER_API_VERSION:
-    return answer(&version, sizeof version, size, value, size_ret);
+    return wgs__layer_answer(&version, sizeof version, size, value, size_ret);
   case CL_LAYER_NAME:
-    return answer(layer_name, sizeof layer_name, size, value, size_ret);
+    return wgs__layer_answer(layer_name, sizeof layer_name, size, value, size_ret);
   default:
     return CL_INVALID_VALUE;
   }

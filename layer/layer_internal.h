@@ -55,6 +55,9 @@ extern wgs__layer_settings wgs__layer_cfg;
 /* A message on stderr, "wgsync layer: ..." (always for errors the OpenCL status cannot say). */
 void wgs__layer_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Copies an answer of n bytes out as the clGet*Info calls do. */
+cl_int wgs__layer_answer(const void *v, size_t n, size_t size, void *value, size_t *size_ret);
+
 /* Whether the driver itself has the extension on this device. */
 int wgs__layer_native(cl_device_id dev, const char *ext);
 
@@ -77,9 +80,8 @@ typedef struct wgs__layer_program {
   char *source;       /* the user's source, as CL_PROGRAM_SOURCE answers */
   struct wgs__layer_program *next;
 } wgs__layer_program;
-/* The record of prog (the caller holds wgs__layer_lock), or NULL. */
-wgs__layer_program *wgs__layer_program_find(cl_program prog);
-extern pthread_mutex_t wgs__layer_lock;
+/* A copy of prog's record (its source left out) in *out: 1, or 0 when the layer did not make it. */
+int wgs__layer_program_get(cl_program prog, wgs__layer_program *out);
 
 cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context, cl_uint, const char **,
                                                             const size_t *, cl_int *);

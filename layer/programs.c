@@ -21,15 +21,30 @@
 extern const char wgs__device_lib_source[];
 extern const char wgs__layer_glue_source[];
 
-pthread_mutex_t wgs__layer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t programs_lock = PTHREAD_MUTEX_INITIALIZER;
 static wgs__layer_program *programs;
 
-wgs__layer_program *wgs__layer_program_find(cl_program prog)
+static wgs__layer_program *find(cl_program prog)
 {
   for (wgs__layer_program *p = programs; p; p = p->next)
     if (p->prog == prog)
       return p;
   return NULL;
+}
+
+int wgs__layer_program_get(cl_program prog, wgs__layer_program *out)
+{
+  if (wgs__layer_inside)
+    return 0;
+  pthread_mutex_lock(&programs_lock);
+  wgs__layer_program *p = find(prog);
+  if (p) {
+    *out = *p;
+    out->source = NULL;
+    out->next = NULL;
+  }
+  pthread_mutex_unlock(&programs_lock);
+  return p != NULL;
 }
 
 /* A program the driver has destroyed without a clReleaseProgram of the user's (the last kernel
@@ -39,7 +54,7 @@ static cl_program fresh(cl_program prog)
 {
   if (!prog)
     return prog;
-  pthread_mutex_lock(&wgs__layer_lock);
+  pthread_mutex_lock(&programs_lock);
   for (wgs__layer_program **p = &programs; *p; p = &(*p)->next)
     if ((*p)->prog == prog) {
       wgs__layer_program *gone = *p;
@@ -48,7 +63,7 @@ static cl_program fresh(cl_program prog)
       free(gone);
       break;
     }
-  pthread_mutex_unlock(&wgs__layer_lock);
+  pthread_mutex_unlock(&programs_lock);
   return prog;
 }
 
@@ -188,10 +203,10 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context ctx, cl_u
   rec->device_barrier = device;
   rec->checked = checked;
   rec->source = src;
-  pthread_mutex_lock(&wgs__layer_lock);
+  pthread_mutex_lock(&programs_lock);
   rec->next = programs;
   programs = rec;
-  pthread_mutex_unlock(&wgs__layer_lock);
+  pthread_mutex_unlock(&programs_lock);
   return prog;
 }
 
@@ -313,13 +328,9 @@ cl_int CL_API_CALL wgs__layer_clBuildProgram(cl_program prog, cl_uint ndev,
                                              void(CL_CALLBACK *notify)(cl_program, void *),
                                              void *data)
 {
-  if (!wgs__layer_inside) {
-    pthread_mutex_lock(&wgs__layer_lock);
-    wgs__layer_program *rec = wgs__layer_program_find(prog);
-    pthread_mutex_unlock(&wgs__layer_lock);
-    if (rec)
-      return build(rec, 0, ndev, devs, options, 0, NULL, NULL, notify, data);
-  }
+  wgs__layer_program rec;
+  if (wgs__layer_program_get(prog, &rec))
+    return build(&rec, 0, ndev, devs, options, 0, NULL, NULL, notify, data);
   return wgs__layer_next->clBuildProgram(prog, ndev, devs, options, notify, data);
 }
 
@@ -330,13 +341,9 @@ cl_int CL_API_CALL wgs__layer_clCompileProgram(cl_program prog, cl_uint ndev,
                                                void(CL_CALLBACK *notify)(cl_program, void *),
                                                void *data)
 {
-  if (!wgs__layer_inside) {
-    pthread_mutex_lock(&wgs__layer_lock);
-    wgs__layer_program *rec = wgs__layer_program_find(prog);
-    pthread_mutex_unlock(&wgs__layer_lock);
-    if (rec)
-      return build(rec, 1, ndev, devs, options, nh, headers, names, notify, data);
-  }
+  wgs__layer_program rec;
+  if (wgs__layer_program_get(prog, &rec))
+    return build(&rec, 1, ndev, devs, options, nh, headers, names, notify, data);
   return wgs__layer_next->clCompileProgram(prog, ndev, devs, options, nh, headers, names, notify,
                                            data);
 }
@@ -346,19 +353,11 @@ cl_int CL_API_CALL wgs__layer_clGetProgramInfo(cl_program prog, cl_program_info 
                                                void *value, size_t *size_ret)
 {
   if (!wgs__layer_inside && name == CL_PROGRAM_SOURCE) {
-    pthread_mutex_lock(&wgs__layer_lock);
-    wgs__layer_program *rec = wgs__layer_program_find(prog);
-    cl_int err = CL_SUCCESS;
-    if (rec) {
-      size_t n = strlen(rec->source) + 1;
-      if (value && size < n)
-        err = CL_INVALID_VALUE;
-      else if (value)
-        memcpy(value, rec->source, n);
-      if (err == CL_SUCCESS && size_ret)
-        *size_ret = n;
-    }
-    pthread_mutex_unlock(&wgs__layer_lock);
+    pthread_mutex_lock(&programs_lock);
+    wgs__layer_program *rec = find(prog);
+    cl_int err = rec ? wgs__layer_answer(rec->source, strlen(rec->source) + 1, size, value, size_ret)
+                     : CL_SUCCESS;
+    pthread_mutex_unlock(&programs_lock);
     if (rec)
       return err;
   }
@@ -375,9 +374,8 @@ cl_int CL_API_CALL wgs__layer_clGetProgramBuildInfo(cl_program prog, cl_device_i
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
   if (wgs__layer_inside || name != CL_PROGRAM_BUILD_LOG)
     return nx->clGetProgramBuildInfo(prog, dev, name, size, value, size_ret);
-  pthread_mutex_lock(&wgs__layer_lock);
-  int ours = wgs__layer_program_find(prog) != NULL;
-  pthread_mutex_unlock(&wgs__layer_lock);
+  wgs__layer_program rec;
+  int ours = wgs__layer_program_get(prog, &rec);
   size_t n = 0;
   cl_int err = nx->clGetProgramBuildInfo(prog, dev, name, 0, NULL, &n);
   if (!ours || err != CL_SUCCESS)
@@ -394,13 +392,7 @@ cl_int CL_API_CALL wgs__layer_clGetProgramBuildInfo(cl_program prog, cl_device_i
     log[n ? n - 1 : 0] = '\0';
     if (strstr(log, "wgs__layer_env") || strstr(log, "wgs__layer_valid"))
       strcat(log, note);
-    size_t len = strlen(log) + 1;
-    if (value && size < len)
-      err = CL_INVALID_VALUE;
-    else if (value)
-      memcpy(value, log, len);
-    if (err == CL_SUCCESS && size_ret)
-      *size_ret = len;
+    err = wgs__layer_answer(log, strlen(log) + 1, size, value, size_ret);
   }
   free(log);
   return err;
@@ -412,7 +404,7 @@ cl_int CL_API_CALL wgs__layer_clReleaseProgram(cl_program prog)
   if (wgs__layer_inside)
     return nx->clReleaseProgram(prog);
   cl_uint refs = 0;
-  pthread_mutex_lock(&wgs__layer_lock);
+  pthread_mutex_lock(&programs_lock);
   wgs__layer_program **p = &programs;
   while (*p && (*p)->prog != prog)
     p = &(*p)->next;
@@ -423,6 +415,6 @@ cl_int CL_API_CALL wgs__layer_clReleaseProgram(cl_program prog)
     free(rec->source);
     free(rec);
   }
-  pthread_mutex_unlock(&wgs__layer_lock);
+  pthread_mutex_unlock(&programs_lock);
   return nx->clReleaseProgram(prog);
 }

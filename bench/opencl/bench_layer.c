@@ -87,18 +87,27 @@ static void row(const char *what, double *v, const char *unit)
   (void)unit;
 }
 
+/* Kernel `name` of src, built plainly, its argument 0 a small buffer. */
+static cl_kernel kernel_with_buffer(const char *src, const char *name, cl_program *p, cl_mem *m)
+{
+  cl_int err;
+  *p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
+  CL_OK(err);
+  CL_OK(clBuildProgram(*p, 1, &dev, NULL, NULL, NULL));
+  cl_kernel k = clCreateKernel(*p, name, &err);
+  CL_OK(err);
+  *m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
+  CL_OK(err);
+  CL_OK(clSetKernelArg(k, 0, sizeof *m, m));
+  return k;
+}
+
 static int calls(void)
 {
   static const char *src = "kernel void empty(global uint *x, uint v) { if (v == 7u) x[0] = v; }";
-  cl_int err;
-  cl_program p = clCreateProgramWithSource(ctx, 1, &src, NULL, &err);
-  CL_OK(err);
-  CL_OK(clBuildProgram(p, 1, &dev, NULL, NULL, NULL));
-  cl_kernel k = clCreateKernel(p, "empty", &err);
-  CL_OK(err);
-  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
-  CL_OK(err);
-  CL_OK(clSetKernelArg(k, 0, sizeof m, &m));
+  cl_program p;
+  cl_mem m;
+  cl_kernel k = kernel_with_buffer(src, "empty", &p, &m);
   const int n = 20000, launches = 4096;
   double set[REPEATS], enq[REPEATS], info[REPEATS];
   size_t one = 1;
@@ -189,15 +198,9 @@ static int barrier(size_t local, size_t groups)
 {
   if (!getenv("OPENCL_LAYERS"))
     DIE("barrier: run with OPENCL_LAYERS naming libwgsync-layer.so");
-  cl_int err;
-  cl_program p = clCreateProgramWithSource(ctx, 1, &layer_src, NULL, &err);
-  CL_OK(err);
-  CL_OK(clBuildProgram(p, 1, &dev, NULL, NULL, NULL));
-  cl_kernel k = clCreateKernel(p, "rounds", &err);
-  CL_OK(err);
-  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 64, NULL, &err);
-  CL_OK(err);
-  CL_OK(clSetKernelArg(k, 0, sizeof m, &m));
+  cl_program p;
+  cl_mem m;
+  cl_kernel k = kernel_with_buffer(layer_src, "rounds", &p, &m);
   cl_uint type = CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL;
   CL_OK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL, sizeof type, &type));
   cl_platform_id plat;
