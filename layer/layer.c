@@ -73,10 +73,63 @@ cl_int wgs__layer_answer(const void *v, size_t n, size_t size, void *value, size
   return CL_SUCCESS;
 }
 
+/* cl_khr_spirv_queries, where the headers lack it. */
+#ifndef CL_DEVICE_SPIRV_EXTENSIONS_KHR
+#define CL_DEVICE_SPIRV_EXTENSIONS_KHR 0x12BA
+#define CL_DEVICE_SPIRV_CAPABILITIES_KHR 0x12BB
+#endif
+#define SPV_CAPABILITY_SPLIT_BARRIER 6141u /* SplitBarrierINTEL (SplitBarrierEXT) */
+
+/* The SPIR-V queries of a device that answers them (cl_khr_spirv_queries) and lacks the split
+ * barrier: the layer lowers both split-barrier extensions, so the device takes them. Elements of
+ * `elem` bytes: string pointers for the extensions, cl_uint for the capabilities. */
+static cl_int spirv_query(cl_device_id dev, cl_device_info name, size_t size, void *value,
+                          size_t *size_ret)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  static const char *const exts[2] = {"SPV_INTEL_split_barrier", "SPV_EXT_split_barrier"};
+  size_t bytes = 0;
+  cl_int err = nx->clGetDeviceInfo(dev, name, 0, NULL, &bytes);
+  if (err != CL_SUCCESS || wgs__layer_native(dev, WGS_EXT_SPLIT))
+    return nx->clGetDeviceInfo(dev, name, size, value, size_ret);
+  int caps = name == CL_DEVICE_SPIRV_CAPABILITIES_KHR;
+  size_t elem = caps ? sizeof(cl_uint) : sizeof(const char *), have = bytes / elem, n = have;
+  unsigned char *v = malloc(bytes + 2 * elem);
+  if (!v)
+    return CL_OUT_OF_HOST_MEMORY;
+  if (bytes && (err = nx->clGetDeviceInfo(dev, name, bytes, v, NULL)) != CL_SUCCESS) {
+    free(v);
+    return err;
+  }
+  if (caps) {
+    cl_uint *c = (cl_uint *)v, cap = SPV_CAPABILITY_SPLIT_BARRIER;
+    size_t i = 0;
+    while (i < have && c[i] != cap)
+      i++;
+    if (i == have)
+      c[n++] = cap;
+  } else {
+    const char **e = (const char **)v;
+    for (int x = 0; x < 2; x++) {
+      size_t i = 0;
+      while (i < have && strcmp(e[i], exts[x]) != 0)
+        i++;
+      if (i == have)
+        e[n++] = exts[x];
+    }
+  }
+  err = wgs__layer_answer(v, n * elem, size, value, size_ret);
+  free(v);
+  return err;
+}
+
 static cl_int CL_API_CALL layer_clGetDeviceInfo(cl_device_id dev, cl_device_info name, size_t size,
                                                 void *value, size_t *size_ret)
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  if (!wgs__layer_inside &&
+      (name == CL_DEVICE_SPIRV_EXTENSIONS_KHR || name == CL_DEVICE_SPIRV_CAPABILITIES_KHR))
+    return spirv_query(dev, name, size, value, size_ret);
   if (wgs__layer_inside ||
       (name != CL_DEVICE_EXTENSIONS && name != CL_DEVICE_EXTENSIONS_WITH_VERSION))
     return nx->clGetDeviceInfo(dev, name, size, value, size_ret);

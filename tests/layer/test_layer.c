@@ -149,6 +149,22 @@ static int case_ext(void)
         FAIL("CL_DEVICE_EXTENSIONS_WITH_VERSION lacks %s", names[i]);
     }
   }
+  if (strstr(ext, "cl_khr_spirv_queries")) { /* the SPIR-V side: what the layer lowers */
+    const char *spv[64];
+    cl_uint caps[512];
+    size_t ns = 0, nc = 0;
+    CL_OK(clGetDeviceInfo(dev, 0x12BA /* CL_DEVICE_SPIRV_EXTENSIONS_KHR */, sizeof spv, spv, &ns));
+    CL_OK(clGetDeviceInfo(dev, 0x12BB /* CL_DEVICE_SPIRV_CAPABILITIES_KHR */, sizeof caps, caps, &nc));
+    int seen = 0, cap = 0;
+    for (size_t j = 0; j < ns / sizeof *spv; j++)
+      seen |= strcmp(spv[j], "SPV_INTEL_split_barrier") == 0;
+    for (size_t j = 0; j < nc / sizeof *caps; j++)
+      cap |= caps[j] == 6141u; /* SplitBarrierINTEL */
+    if (!seen || !cap)
+      FAIL("cl_khr_spirv_queries: SPV_INTEL_split_barrier %s, capability 6141 %s",
+           seen ? "listed" : "missing", cap ? "listed" : "missing");
+    printf("SPIR-V queries: SPV_INTEL_split_barrier and SplitBarrierINTEL listed\n");
+  }
   void *fn = clGetExtensionFunctionAddressForPlatform(plat, "clGetKernelMaxConcurrentWorkGroupCountINTEL");
   if (!fn)
     FAIL("clGetKernelMaxConcurrentWorkGroupCountINTEL not found");
