@@ -521,6 +521,9 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
       wgs__cl_nd_range nd = {q, dims, offset, global, local, r->checked};
       r->bound = NULL;
       rc = wgs__cl_launch_nd(d->conc, k, &cfg, &nd, nwait, wait, ev);
+      if (wgs__layer_cfg.verbose > 1)
+        wgs__layer_say("concurrent dispatch of %zu groups: %s", groups,
+                       rc == WGS_OK ? "enqueued" : wgs_last_error());
       if (rc == WGS_OK && r->checked) { /* the checked build's report, instead of a hang */
         wgs_launch_result res;
         nx->clFinish(q);

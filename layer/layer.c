@@ -299,7 +299,9 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
   wgs__layer_next = target;
   wgs__layer_cfg.checked = env_on("WGSYNC_LAYER_CHECKED");
   wgs__layer_cfg.replace_native = env_on("WGSYNC_LAYER_REPLACE_NATIVE");
-  wgs__layer_cfg.verbose = env_on("WGSYNC_LAYER_VERBOSE");
+  wgs__layer_cfg.verbose = env_on("WGSYNC_LAYER_VERBOSE") ? atoi(getenv("WGSYNC_LAYER_VERBOSE")) : 0;
+  if (wgs__layer_cfg.verbose < 0)
+    wgs__layer_cfg.verbose = 1;
   table = *target;
   table.clGetDeviceInfo = layer_clGetDeviceInfo;
   table.clGetExtensionFunctionAddressForPlatform = layer_clGetExtensionFunctionAddressForPlatform;

@@ -94,7 +94,20 @@ typedef struct {
   size_t at;        /* insert before this index */
   size_t cut;       /* characters replaced from there (an empty or void parameter list) */
   const char *text;
+  char *owned;      /* text, when it was made for this edit */
 } edit;
+
+/* s[b..e) as blanks, its line breaks kept (malloc'd). */
+static char *blanks(const char *s, size_t b, size_t e)
+{
+  char *t = malloc(e - b + 1);
+  if (t) {
+    for (size_t i = b; i < e; i++)
+      t[i - b] = s[i] == '\n' ? '\n' : ' ';
+    t[e - b] = '\0';
+  }
+  return t;
+}
 
 /* From just after a `kernel` keyword at i: the kernel's parameter list and body. Fills the
  * edits (at most 2) and returns how many, 0 if what follows is not a kernel definition or
@@ -136,9 +149,9 @@ static int parse_kernel(const char *s, size_t n, size_t i, const char *prologue,
     empty = 1;
   int k = 0;
   if (empty)
-    e[k++] = (edit){open + 1, close - (open + 1), "__global uint *wgs__layer_state"};
+    e[k++] = (edit){open + 1, close - (open + 1), "__global uint *wgs__layer_state", NULL};
   else
-    e[k++] = (edit){close, 0, ", __global uint *wgs__layer_state"};
+    e[k++] = (edit){close, 0, ", __global uint *wgs__layer_state", NULL};
   size_t b = close + 1;
   for (;;) { /* attributes after the parameters */
     b = skip_space(s, n, b);
@@ -152,11 +165,31 @@ static int parse_kernel(const char *s, size_t n, size_t i, const char *prologue,
     break;
   }
   if (b < n && s[b] == '{' && prologue)
-    e[k++] = (edit){b + 1, 0, prologue};
+    e[k++] = (edit){b + 1, 0, prologue, NULL};
   return k;
 }
 
-/* Every kernel function gets the hidden parameter (hidden != 0) and the prologue (if any). */
+/* At file scope, s[i..) after the name of a built-in: the end of its prototype (after the ';'),
+ * or 0 when it is not one. */
+static size_t prototype_end(const char *s, size_t n, size_t i)
+{
+  i = skip_space(s, n, i);
+  if (i >= n || s[i] != '(')
+    return 0;
+  i = skip_space(s, n, match_paren(s, n, i) + 1);
+  return i < n && s[i] == ';' ? i + 1 : 0;
+}
+
+static void free_edits(edit *edits, size_t count)
+{
+  for (size_t m = 0; m < count; m++)
+    free(edits[m].owned);
+  free(edits);
+}
+
+/* Every kernel function gets the hidden parameter (hidden != 0) and the prologue (if any). With
+ * the hidden parameter, prototypes of the device barrier's built-ins (which a program declares
+ * where a compiler lacks them: Intel's CPU runtime) are blanked out: the glue defines them. */
 char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prologue,
                          unsigned *kernels)
 {
@@ -165,7 +198,8 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
   if (!edits)
     return NULL;
   *kernels = 0;
-  int line_start = 1;
+  int line_start = 1, depth = 0;
+  size_t stmt = 0; /* where the current file-scope declaration began */
   for (size_t i = 0; i < n;) {
     size_t j = skip_noise(src, n, i);
     if (j != i) {
@@ -185,10 +219,15 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
     if (c == '#' && line_start) { /* a preprocessor line, with its continuations */
       while (i < n && src[i] != '\n')
         i += src[i] == '\\' && i + 1 < n ? 2 : 1;
+      if (depth == 0)
+        stmt = i;
       continue;
     }
     line_start = 0;
     if (!ident_start(c)) {
+      depth += c == '{' ? 1 : c == '}' && depth > 0 ? -1 : 0;
+      if (depth == 0 && (c == ';' || c == '}' || c == '{'))
+        stmt = i + 1;
       i++;
       continue;
     }
@@ -196,18 +235,33 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
     while (i < n && ident_char(src[i]))
       i++;
     size_t len = i - b;
-    if (!((len == 6 && memcmp(src + b, "kernel", 6) == 0) ||
-          (len == 8 && memcmp(src + b, "__kernel", 8) == 0)))
-      continue;
     if (count + 2 > cap) {
       edit *more = realloc(edits, 2 * cap * sizeof *edits);
       if (!more) {
-        free(edits);
+        free_edits(edits, count);
         return NULL;
       }
       edits = more;
       cap *= 2;
     }
+    if (hidden && depth == 0 &&
+        ((len == 20 && memcmp(src + b, "intel_device_barrier", 20) == 0) ||
+         (len == 29 && memcmp(src + b, "intel_is_device_barrier_valid", 29) == 0))) {
+      size_t end = prototype_end(src, n, i);
+      if (end) {
+        char *t = blanks(src, stmt, end);
+        if (!t) {
+          free_edits(edits, count);
+          return NULL;
+        }
+        edits[count++] = (edit){stmt, end - stmt, t, t};
+        i = stmt = end;
+      }
+      continue;
+    }
+    if (!((len == 6 && memcmp(src + b, "kernel", 6) == 0) ||
+          (len == 8 && memcmp(src + b, "__kernel", 8) == 0)))
+      continue;
     edit e[2];
     int k = parse_kernel(src, n, i, prologue, e);
     for (int m = 0; m < k; m++) {
@@ -223,7 +277,7 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
     extra += strlen(edits[m].text) + 1;
   char *out = malloc(n + extra + 1);
   if (!out) {
-    free(edits);
+    free_edits(edits, count);
     return NULL;
   }
   size_t o = 0, from = 0;
@@ -239,6 +293,6 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
   memcpy(out + o, src + from, n - from);
   o += n - from;
   out[o] = '\0';
-  free(edits);
+  free_edits(edits, count);
   return out;
 }

@@ -7,12 +7,13 @@
  *       extensions: clSetKernelArg, clEnqueueNDRangeKernel of an empty one-group kernel (plus
  *       clFinish every 64), clGetDeviceInfo(CL_DEVICE_NAME). Run it with and without
  *       OPENCL_LAYERS (bench/opencl/bench_layer.sh alternates them): the difference is the layer's.
- *   wgsync-bench-layer barrier LOCAL [GROUPS]
+ *   wgsync-bench-layer barrier LOCAL [GROUPS [LABEL]]
  *       per-barrier time of intel_device_barrier through the layer (a plain OpenCL program under
  *       concurrent dispatch, GROUPS groups, default: what the layer's query answers) next to
  *       wgsync's own grid barrier (wgs_launch, fixed groups) at the same shape, in one process:
  *       both timed the same way, by profiling events around a kernel of R1 and of R2 barriers,
- *       (t(R2) - t(R1)) / (R2 - R1), so launch costs cancel. 7 alternating repeats after a
+ *       (t(R2) - t(R1)) / (R2 - R1), so launch costs cancel (the device barrier's row is named
+ *       LABEL: "native" where the driver's own serves it). 7 alternating repeats after a
  *       warm-up; median, min, max. Needs OPENCL_LAYERS.
  * Output: CSV rows on stdout, with the device, driver and date.
  */
@@ -146,6 +147,8 @@ static int calls(void)
 /* ---- intel_device_barrier through the layer, wgsync's grid barrier ---- */
 
 static const char *layer_src =
+    /* the prototypes Intel's CPU runtime needs for its native built-ins (the layer drops them) */
+    "void __attribute__((overloadable)) intel_device_barrier(cl_mem_fence_flags flags);\n"
     "kernel void rounds(global uint *x, uint n) {\n"
     "  for (uint r = 0; r < n; r++)\n"
     "    intel_device_barrier(CLK_GLOBAL_MEM_FENCE);\n"
@@ -194,7 +197,7 @@ static double wgsync_kernel_us(wgs_state_t *st, wgs_kernel_t *k, size_t groups, 
   return res.kernel_us;
 }
 
-static int barrier(size_t local, size_t groups)
+static int barrier(size_t local, size_t groups, const char *label)
 {
   if (!getenv("OPENCL_LAYERS"))
     DIE("barrier: run with OPENCL_LAYERS naming libwgsync-layer.so");
@@ -239,8 +242,8 @@ static int barrier(size_t local, size_t groups)
   }
   printf("device,driver,date,layer,what,median,min,max\n");
   char what[200];
-  snprintf(what, sizeof what, "intel_device_barrier via the layer (%zu groups x %zu) us/barrier",
-           groups, local);
+  snprintf(what, sizeof what, "intel_device_barrier %s (%zu groups x %zu) us/barrier",
+           label, groups, local);
   row(what, lay, "us");
   snprintf(what, sizeof what, "wgs_grid_barrier by wgs_launch fixed (%zu groups x %zu) us/barrier",
            groups, local);
@@ -261,11 +264,12 @@ int main(int argc, char **argv)
 {
   if (argc < 2 || (strcmp(argv[1], "calls") && strcmp(argv[1], "barrier")) ||
       (!strcmp(argv[1], "barrier") && argc < 3))
-    DIE("usage: wgsync-bench-layer calls | barrier LOCAL [GROUPS]");
+    DIE("usage: wgsync-bench-layer calls | barrier LOCAL [GROUPS [LABEL]]");
   open_device();
   int rc = !strcmp(argv[1], "calls")
                ? calls()
-               : barrier(strtoul(argv[2], NULL, 10), argc > 3 ? strtoul(argv[3], NULL, 10) : 0);
+               : barrier(strtoul(argv[2], NULL, 10), argc > 3 ? strtoul(argv[3], NULL, 10) : 0,
+                         argc > 4 ? argv[4] : "via the layer");
   wgs_device_close(wdev);
   return rc;
 }

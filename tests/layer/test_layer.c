@@ -294,6 +294,9 @@ static int case_spirv(const char *path)
  * every work-item checks the next group's slot; a second barrier before the next round's
  * writes. errors[0] counts wrong reads, errors[1] the first one (group << 16 | round). */
 static const char device_src[] =
+    /* what a program declares where the compiler lacks the built-ins (Intel's CPU runtime) */
+    "void __attribute__((overloadable)) intel_device_barrier(cl_mem_fence_flags flags);\n"
+    "bool __attribute__((overloadable)) intel_is_device_barrier_valid(void);\n"
     "kernel void ring(global uint *valid, global uint *slots, global uint *errors, uint rounds) {\n"
     "  uint g = get_group_id(0) + get_num_groups(0) * (get_group_id(1) + get_num_groups(1) * get_group_id(2));\n"
     "  uint n = get_num_groups(0) * get_num_groups(1) * get_num_groups(2);\n"
