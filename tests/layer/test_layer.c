@@ -19,6 +19,8 @@
  *               log says why
  *   deadlock    (WGSYNC_LAYER_CHECKED=1) a group that skips intel_device_barrier: the launch
  *               is refused with a report, not a hang
+ *   split_misuse (WGSYNC_LAYER_CHECKED=1) a work-item that waits without arriving: the device
+ *               library's report (the CTest entry looks for it)
  * The device: WGSYNC_DEVICE (a substring of "platform device"), else the first GPU, else the
  * first device.
  */
@@ -524,6 +526,35 @@ static int case_deadlock(void)
   return 0;
 }
 
+/* Checked mode: a split barrier a work-item waits at without arriving (undefined behaviour by
+ * cl_intel_split_work_group_barrier) is reported by the device library, naming the line; the
+ * CTest entry looks for the report. */
+static int case_split_misuse(void)
+{
+  static const char src[] =
+      "kernel void k(global uint *out) {\n"
+      "  uint lid = get_local_id(0);\n"
+      "  if (lid != 5u)\n"
+      "    intel_work_group_barrier_arrive(CLK_LOCAL_MEM_FENCE);\n"
+      "  intel_work_group_barrier_wait(CLK_LOCAL_MEM_FENCE);\n"
+      "  out[get_global_id(0)] = lid;\n"
+      "}\n";
+  cl_program p = build(src, NULL, NULL);
+  cl_int err;
+  cl_kernel k = clCreateKernel(p, "k", &err);
+  CL_OK(err);
+  cl_mem out = buffer(64 * 4);
+  CL_OK(clSetKernelArg(k, 0, sizeof out, &out));
+  size_t global = 16, local = 16;
+  CL_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+  CL_OK(clFinish(q));
+  printf("the kernel ended (the device's report, if any, is above)\n");
+  clReleaseMemObject(out);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   setvbuf(stdout, NULL, _IONBF, 0);
@@ -546,6 +577,8 @@ int main(int argc, char **argv)
     rc = case_helper();
   else if (!strcmp(c, "deadlock"))
     rc = case_deadlock();
+  else if (!strcmp(c, "split_misuse"))
+    rc = case_split_misuse();
   else
     FAIL("unknown case '%s' (or spirv without its .spv)", c);
   clReleaseCommandQueue(q);
