@@ -49,6 +49,11 @@ typedef struct krec {
   cl_mem zero;      /* the default dispatch's state: a config line of zeros */
   cl_mem bound;     /* what the hidden argument holds now */
   cl_command_queue last_q; /* retained: drained before the states are released */
+  cl_device_id last_dev;    /* last_q's device and context */
+  cl_context last_ctx;
+  int lmem_known;           /* lmem holds the kernel's local memory: no __local argument was set
+                               since it was read (a dispatch reads it only then) */
+  cl_ulong lmem;
   per_device *devs;
   struct krec *next;
 } krec;
@@ -191,9 +196,16 @@ static int hidden_index(cl_kernel k, cl_uint *hidden)
 cl_int CL_API_CALL wgs__layer_clSetKernelArg(cl_kernel k, cl_uint index, size_t size,
                                              const void *value)
 {
-  cl_uint hidden;
-  if (__atomic_load_n(&kernels, __ATOMIC_ACQUIRE) && hidden_index(k, &hidden) && index >= hidden)
-    return CL_INVALID_ARG_INDEX;
+  if (!wgs__layer_inside && __atomic_load_n(&kernels, __ATOMIC_ACQUIRE)) {
+    pthread_mutex_lock(&kernels_lock);
+    krec *r = find(k);
+    cl_uint hidden = r ? r->hidden : 0;
+    if (r && !value) /* a __local argument: the kernel's local memory changes */
+      r->lmem_known = 0;
+    pthread_mutex_unlock(&kernels_lock);
+    if (r && index >= hidden)
+      return CL_INVALID_ARG_INDEX;
+  }
   return wgs__layer_next->clSetKernelArg(k, index, size, value);
 }
 
@@ -330,9 +342,13 @@ static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
   size_t lsize = 1;
   for (cl_uint i = 0; i < dims; i++)
     lsize *= local[i];
-  cl_ulong lmem = 0;
-  wgs__layer_next->clGetKernelWorkGroupInfo(r->k, d->dev, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lmem,
-                                            &lmem, NULL);
+  if (!r->lmem_known) {
+    r->lmem = 0;
+    wgs__layer_next->clGetKernelWorkGroupInfo(r->k, d->dev, CL_KERNEL_LOCAL_MEM_SIZE,
+                                              sizeof r->lmem, &r->lmem, NULL);
+    r->lmem_known = 1;
+  }
+  cl_ulong lmem = r->lmem;
   for (int i = 0; i < d->ncache; i++)
     if (d->cache[i].local == lsize && d->cache[i].lmem == lmem) {
       *count = d->cache[i].count;
@@ -473,6 +489,7 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
       nx->clReleaseCommandQueue(r->last_q);
     nx->clRetainCommandQueue(q);
     r->last_q = q;
+    r->last_dev = NULL; /* looked up for the concurrent dispatch that needs it */
   }
   if (r->dispatch == CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_DEFAULT_INTEL) {
     err = bind_default(r);
@@ -491,8 +508,12 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
     else
       groups *= global[i] / local[i];
   }
-  cl_context qctx = NULL;
-  cl_device_id dev = err == CL_SUCCESS ? queue_device(q, &qctx) : NULL;
+  cl_context qctx = r->last_ctx;
+  cl_device_id dev = r->last_dev;
+  if (err == CL_SUCCESS && !dev && (dev = queue_device(q, &qctx))) {
+    r->last_dev = dev;
+    r->last_ctx = qctx;
+  }
   if (err == CL_SUCCESS && !dev)
     err = CL_INVALID_COMMAND_QUEUE;
   else if (err == CL_SUCCESS && qctx != r->ctx)

@@ -15,6 +15,10 @@
  *       (t(R2) - t(R1)) / (R2 - R1), so launch costs cancel (the device barrier's row is named
  *       LABEL: "native" where the driver's own serves it). 7 alternating repeats after a
  *       warm-up; median, min, max. Needs OPENCL_LAYERS.
+ *   wgsync-bench-layer launch LOCAL GROUPS
+ *       host time per launch (clFinish every 64) of a one-line kernel: without the extensions
+ *       (the layer passes it), with intel_is_device_barrier_valid() under default dispatch (a
+ *       state bound) and under concurrent dispatch (a wgsync launch). Needs OPENCL_LAYERS.
  * Output: CSV rows on stdout, with the device, driver and date.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -260,16 +264,71 @@ static int barrier(size_t local, size_t groups, const char *label)
   return 0;
 }
 
+/* ---- what a launch costs through the layer ---- */
+
+/* Host time per launch (enqueue, clFinish every 64) of k over groups x local, median of 7. */
+static void launch_rate(cl_kernel k, size_t groups, size_t local, double *out)
+{
+  size_t global = groups * local;
+  const int launches = 2048;
+  for (int r = -1; r < REPEATS; r++) {
+    double t0 = now_us();
+    for (int i = 0; i < launches; i++) {
+      CL_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+      if (i % 64 == 63)
+        CL_OK(clFinish(q));
+    }
+    CL_OK(clFinish(q));
+    if (r >= 0)
+      out[r] = (now_us() - t0) / launches;
+  }
+}
+
+static int launches(size_t local, size_t groups)
+{
+  if (!getenv("OPENCL_LAYERS"))
+    DIE("launch: run with OPENCL_LAYERS naming libwgsync-layer.so");
+  static const char *plain_src = "kernel void k(global uint *x) { if (get_global_id(0) == 0) x[0] = 1; }";
+  static const char *ext_src =
+      "kernel void k(global uint *x) { if (intel_is_device_barrier_valid() && get_global_id(0) == 0) x[0] = 1; }";
+  cl_program pp, pe;
+  cl_mem mp, me;
+  cl_kernel kp = kernel_with_buffer(plain_src, "k", &pp, &mp);
+  cl_kernel ke = kernel_with_buffer(ext_src, "k", &pe, &me);
+  double plain[REPEATS], dflt[REPEATS], conc[REPEATS];
+  launch_rate(kp, groups, local, plain);
+  launch_rate(ke, groups, local, dflt);
+  cl_uint type = CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL;
+  CL_OK(clSetKernelExecInfo(ke, CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL, sizeof type, &type));
+  launch_rate(ke, groups, local, conc);
+  printf("device,driver,date,layer,what,median,min,max\n");
+  char what[200];
+  snprintf(what, sizeof what, "a kernel without the extensions (%zu groups x %zu) us/launch", groups, local);
+  row(what, plain, "us");
+  snprintf(what, sizeof what, "the same with intel_is_device_barrier_valid() - default dispatch (%zu x %zu) us/launch", groups, local);
+  row(what, dflt, "us");
+  snprintf(what, sizeof what, "the same - concurrent dispatch (%zu x %zu) us/launch", groups, local);
+  row(what, conc, "us");
+  clReleaseMemObject(mp);
+  clReleaseMemObject(me);
+  clReleaseKernel(kp);
+  clReleaseKernel(ke);
+  clReleaseProgram(pp);
+  clReleaseProgram(pe);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
-  if (argc < 2 || (strcmp(argv[1], "calls") && strcmp(argv[1], "barrier")) ||
-      (!strcmp(argv[1], "barrier") && argc < 3))
-    DIE("usage: wgsync-bench-layer calls | barrier LOCAL [GROUPS [LABEL]]");
+  if (argc < 2 || (strcmp(argv[1], "calls") && strcmp(argv[1], "barrier") && strcmp(argv[1], "launch")) ||
+      (strcmp(argv[1], "calls") && argc < 3) || (!strcmp(argv[1], "launch") && argc < 4))
+    DIE("usage: wgsync-bench-layer calls | barrier LOCAL [GROUPS [LABEL]] | launch LOCAL GROUPS");
   open_device();
-  int rc = !strcmp(argv[1], "calls")
-               ? calls()
-               : barrier(strtoul(argv[2], NULL, 10), argc > 3 ? strtoul(argv[3], NULL, 10) : 0,
-                         argc > 4 ? argv[4] : "via the layer");
+  int rc = !strcmp(argv[1], "calls")    ? calls()
+           : !strcmp(argv[1], "launch") ? launches(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10))
+                                        : barrier(strtoul(argv[2], NULL, 10),
+                                                  argc > 3 ? strtoul(argv[3], NULL, 10) : 0,
+                                                  argc > 4 ? argv[4] : "via the layer");
   wgs_device_close(wdev);
   return rc;
 }
