@@ -204,9 +204,9 @@ if [ "$mode" = layer ]; then   # the OpenCL layer on NVIDIA OpenCL: its tests, t
   [ -f /usr/lib/x86_64-linux-gnu/libOpenCL.so.1 ] && export LD_LIBRARY_PATH=/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   echo "test_layer runs with: $(ldd $T | grep -i opencl)"
   stamp "layer tests"
-  for c in ext split unset default concurrent helper deadlock spirv; do
+  for c in ext split unset default concurrent helper deadlock split_misuse spirv; do
     extra=""; [ $c = spirv ] && extra=build-gpu/tests/layer_split.spv
-    [ $c = deadlock ] && export WGSYNC_LAYER_CHECKED=1
+    case $c in deadlock|split_misuse) export WGSYNC_LAYER_CHECKED=1 ;; esac
     OPENCL_LAYERS=$L WGSYNC_LAYER_VERBOSE=1 timeout 120 $T $c $extra > "$R/layer-$c.log" 2>&1
     echo "layer.$c: rc $?"; grep -vE "^device:" "$R/layer-$c.log" | tail -4
     unset WGSYNC_LAYER_CHECKED
