@@ -29,6 +29,8 @@
 typedef struct per_device {
   cl_device_id dev;
   wgs_device_t *wd;
+  size_t kmax;               /* the kernel's CL_KERNEL_WORK_GROUP_SIZE here (0: not asked yet) */
+  cl_ulong lmem_checked;     /* local memory found to fit this device (+1; 0: none yet) */
   wgs_state_t *conc, *probe;         /* the concurrent dispatches' state, the probe's */
   uint32_t conc_groups, probe_groups; /* their capacities */
   struct {
@@ -42,6 +44,7 @@ typedef struct per_device {
 
 typedef struct krec {
   cl_kernel k;
+  char name[128];   /* its function name, for reports */
   cl_context ctx;
   cl_uint hidden;   /* the hidden argument's index: the user's argument count */
   int checked;
@@ -80,6 +83,9 @@ static void track(cl_kernel k, const wgs__layer_program *p)
     return;
   }
   r->k = k;
+  if (wgs__layer_next->clGetKernelInfo(k, CL_KERNEL_FUNCTION_NAME, sizeof r->name - 1, r->name,
+                                       NULL) != CL_SUCCESS)
+    snprintf(r->name, sizeof r->name, "?");
   r->ctx = p->ctx;
   r->hidden = n - 1;
   r->checked = p->checked;
@@ -196,7 +202,7 @@ static int hidden_index(cl_kernel k, cl_uint *hidden)
 cl_int CL_API_CALL wgs__layer_clSetKernelArg(cl_kernel k, cl_uint index, size_t size,
                                              const void *value)
 {
-  if (!wgs__layer_inside && __atomic_load_n(&kernels, __ATOMIC_ACQUIRE)) {
+  if (__atomic_load_n(&kernels, __ATOMIC_ACQUIRE) && !wgs__layer_inside) {
     pthread_mutex_lock(&kernels_lock);
     krec *r = find(k);
     cl_uint hidden = r ? r->hidden : 0;
@@ -250,7 +256,7 @@ cl_int CL_API_CALL wgs__layer_clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_in
                                                   size_t size, const void *value)
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
-  if (wgs__layer_inside || name != CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL || native_kernel(k))
+  if (name != CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL || wgs__layer_inside || native_kernel(k))
     return nx->clSetKernelExecInfo(k, name, size, value);
   if (!value || size != sizeof(cl_uint))
     return CL_INVALID_VALUE;
@@ -357,7 +363,8 @@ static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
   uint32_t groups = wgs_default_groups(d->wd, lsize);
   int rc = state_for(d, &d->probe, &d->probe_groups, groups, WGS_DISPATCH_PROBE, NULL);
   size_t global[3] = {local[0] * groups, dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1};
-  wgs__cl_nd_range nd = {wgs_device_opencl_queue(d->wd), dims, offset, global, local, r->checked};
+  wgs__cl_nd_range nd = {wgs_device_opencl_queue(d->wd), dims, offset, global, local, r->checked,
+                         r->name, 0, 0};
   wgs_launch_config cfg;
   wgs_launch_config_init(&cfg);
   cfg.state_arg = r->hidden;
@@ -372,6 +379,7 @@ static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
   if (rc != WGS_OK)
     return to_cl(rc, "the occupancy probe of clGetKernelMaxConcurrentWorkGroupCountINTEL");
   *count = res.participants;
+  d->lmem_checked = lmem + 1; /* the launch checked it */
   if (wgs__layer_cfg.verbose)
     wgs__layer_say("probe: %u of %u groups of %zu work-items ran at once (%llu bytes of local "
                    "memory each)", res.participants, res.launched, lsize,
@@ -475,7 +483,7 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
                                                      const cl_event *wait, cl_event *ev)
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
-  if (wgs__layer_inside || !__atomic_load_n(&kernels, __ATOMIC_ACQUIRE))
+  if (!__atomic_load_n(&kernels, __ATOMIC_ACQUIRE) || wgs__layer_inside)
     return nx->clEnqueueNDRangeKernel(q, k, dims, offset, global, local, nwait, wait, ev);
   pthread_mutex_lock(&kernels_lock);
   krec *r = find(k);
@@ -539,9 +547,16 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
       wgs_launch_config_init(&cfg);
       cfg.state_arg = r->hidden;
       cfg.discovery = WGS_DISCOVERY_FIXED;
-      wgs__cl_nd_range nd = {q, dims, offset, global, local, r->checked};
+      if (d->kmax == 0)
+        nx->clGetKernelWorkGroupInfo(k, dev, CL_KERNEL_WORK_GROUP_SIZE, sizeof d->kmax, &d->kmax,
+                                     NULL);
+      /* the local memory the probe's launch checked (it asks the driver itself) */
+      wgs__cl_nd_range nd = {q, dims, offset, global, local, r->checked, r->name, d->kmax,
+                             d->lmem_checked == r->lmem + 1};
       r->bound = NULL;
       rc = wgs__cl_launch_nd(d->conc, k, &cfg, &nd, nwait, wait, ev);
+      if (rc == WGS_OK)
+        d->lmem_checked = r->lmem + 1;
       if (wgs__layer_cfg.verbose > 1)
         wgs__layer_say("concurrent dispatch of %zu groups: %s", groups,
                        rc == WGS_OK ? "enqueued" : wgs_last_error());

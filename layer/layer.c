@@ -127,11 +127,12 @@ static cl_int CL_API_CALL layer_clGetDeviceInfo(cl_device_id dev, cl_device_info
                                                 void *value, size_t *size_ret)
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
-  if (!wgs__layer_inside &&
-      (name == CL_DEVICE_SPIRV_EXTENSIONS_KHR || name == CL_DEVICE_SPIRV_CAPABILITIES_KHR))
+  /* (the name first: the thread-local test costs more than the call's own work) */
+  if ((name == CL_DEVICE_SPIRV_EXTENSIONS_KHR || name == CL_DEVICE_SPIRV_CAPABILITIES_KHR) &&
+      !wgs__layer_inside)
     return spirv_query(dev, name, size, value, size_ret);
-  if (wgs__layer_inside ||
-      (name != CL_DEVICE_EXTENSIONS && name != CL_DEVICE_EXTENSIONS_WITH_VERSION))
+  if ((name != CL_DEVICE_EXTENSIONS && name != CL_DEVICE_EXTENSIONS_WITH_VERSION) ||
+      wgs__layer_inside)
     return nx->clGetDeviceInfo(dev, name, size, value, size_ret);
   char *ext = driver_extensions(dev);
   if (!ext) /* an invalid device, say: the driver's own error */
@@ -187,14 +188,14 @@ static cl_int CL_API_CALL layer_clGetDeviceInfo(cl_device_id dev, cl_device_info
 static void *CL_API_CALL layer_clGetExtensionFunctionAddressForPlatform(cl_platform_id p,
                                                                         const char *name)
 {
-  if (!wgs__layer_inside && name && !strcmp(name, WGS_FN_MAX_COUNT))
+  if (name && !strcmp(name, WGS_FN_MAX_COUNT) && !wgs__layer_inside)
     return (void *)wgs__layer_max_count;
   return wgs__layer_next->clGetExtensionFunctionAddressForPlatform(p, name);
 }
 
 static void *CL_API_CALL layer_clGetExtensionFunctionAddress(const char *name)
 {
-  if (!wgs__layer_inside && name && !strcmp(name, WGS_FN_MAX_COUNT))
+  if (name && !strcmp(name, WGS_FN_MAX_COUNT) && !wgs__layer_inside)
     return (void *)wgs__layer_max_count;
   return wgs__layer_next->clGetExtensionFunctionAddress(name);
 }

@@ -352,7 +352,7 @@ cl_int CL_API_CALL wgs__layer_clCompileProgram(cl_program prog, cl_uint ndev,
 cl_int CL_API_CALL wgs__layer_clGetProgramInfo(cl_program prog, cl_program_info name, size_t size,
                                                void *value, size_t *size_ret)
 {
-  if (!wgs__layer_inside && name == CL_PROGRAM_SOURCE) {
+  if (name == CL_PROGRAM_SOURCE && !wgs__layer_inside) {
     pthread_mutex_lock(&programs_lock);
     wgs__layer_program *rec = find(prog);
     cl_int err = rec ? wgs__layer_answer(rec->source, strlen(rec->source) + 1, size, value, size_ret)
@@ -372,7 +372,7 @@ cl_int CL_API_CALL wgs__layer_clGetProgramBuildInfo(cl_program prog, cl_device_i
                                                     void *value, size_t *size_ret)
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
-  if (wgs__layer_inside || name != CL_PROGRAM_BUILD_LOG)
+  if (name != CL_PROGRAM_BUILD_LOG || wgs__layer_inside)
     return nx->clGetProgramBuildInfo(prog, dev, name, size, value, size_ret);
   wgs__layer_program rec;
   int ours = wgs__layer_program_get(prog, &rec);

@@ -98,6 +98,12 @@ typedef struct {
   cl_uint dims;
   const size_t *offset, *global, *local;
   int checked; /* a checked build: bounded spins, a reset state before each launch */
+  /* What the caller already knows of the kernel, so that a launch asks the driver nothing it
+   * asked before (each query costs 1-2 us on NVIDIA): its name (NULL: ask), its maximum
+   * work-group size (0: ask), and 1 when its local memory was checked against the device's. */
+  const char *kname;
+  size_t kmax;
+  int lmem_checked;
 } wgs__cl_nd_range;
 int wgs__cl_launch_nd(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
                       const wgs__cl_nd_range *nd, cl_uint num_wait, const cl_event *wait_list,

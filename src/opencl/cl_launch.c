@@ -261,11 +261,12 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
     return wgs__fail(WGS_EINVAL, "wgs_launch_opencl_async: %u events to wait for, but wait_list "
                                  "is NULL", nwait);
 
-  size_t kmax = 0;
-  WGS__CL(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
-                                   &kmax, NULL),
-          "clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
-  int rc0 = check_local_mem(dev, kernel, kname);
+  size_t kmax = nd ? nd->kmax : 0;
+  if (kmax == 0)
+    WGS__CL(clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof kmax,
+                                     &kmax, NULL),
+            "clGetKernelWorkGroupInfo(WORK_GROUP_SIZE)");
+  int rc0 = nd && nd->lmem_checked ? WGS_OK : check_local_mem(dev, kernel, kname);
   if (rc0 != WGS_OK)
     return rc0;
   /* __attribute__((reqd_work_group_size(X, 1, 1))): X is the local size, the default one too */
@@ -495,7 +496,10 @@ int wgs__cl_launch_nd(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config
                       cl_event *event)
 {
   char name[128];
-  kernel_name(kernel, name, sizeof name);
+  if (nd->kname)
+    snprintf(name, sizeof name, "%s", nd->kname);
+  else
+    kernel_name(kernel, name, sizeof name);
   pthread_mutex_lock(&st->lock);
   int rc = launch_async(st, kernel, nd->checked, name, cfg, nd, num_wait, wait_list, event);
   pthread_mutex_unlock(&st->lock);
