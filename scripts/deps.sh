@@ -2,9 +2,9 @@
 # Installs what wgsync needs on Debian/Ubuntu when it is missing: a C compiler, CMake, the Khronos
 # ICD loader and headers, PoCL (OpenCL on the CPU), spirv-tools (the SPIR-V tests), the Vulkan
 # headers, glslangValidator and lavapipe (the Vulkan backend and its tests), and for the
-# tests (WGS_DEPS_TESTS=1) SPIN (the model checks), clang (libFuzzer, tests/fuzz) and
+# tests (WGS_DEPS_TESTS=1) SPIN (the model checks), clang (libFuzzer, tests/fuzz),
 # pkg-config (the examples against the installed package), PyOpenCL (the Python package's
-# interop test). Sourced by
+# interop test) and Oclgrind (the OpenCL layer on a simulator with a race detector). Sourced by
 # setup.sh and test.sh.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc)
@@ -22,6 +22,8 @@ if [ -n "${WGS_DEPS_TESTS:-}" ]; then # only what the tests need (scripts/test.s
   command -v spin >/dev/null 2>&1 || need+=(spin)   # the model checks (tests/model)
   command -v clang >/dev/null 2>&1 || need+=(clang) # libFuzzer (tests/fuzz)
   command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config) # examples/ through pkg-config
+  [ -f /usr/lib/oclgrind/liboclgrind-rt-icd.so ] || need+=(oclgrind) # the OpenCL layer's tests on
+                                                                     # a third OpenCL, races checked
   /usr/bin/python3 -c "import pyopencl, numpy" 2>/dev/null ||
     need+=(python3-pyopencl python3-numpy) # the Python package's PyOpenCL interop test
   /usr/bin/python3 -c "import ensurepip, setuptools" 2>/dev/null ||

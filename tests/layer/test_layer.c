@@ -25,6 +25,7 @@
  * first device.
  */
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS /* clCreateCommandQueue: OpenCL 1.2 drivers (Oclgrind) */
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +92,7 @@ static void open_device(void)
   cl_int err;
   ctx = clCreateContext(NULL, 1, &dev, NULL, NULL, &err);
   CL_OK(err);
-  q = clCreateCommandQueueWithProperties(ctx, dev, NULL, &err);
+  q = clCreateCommandQueue(ctx, dev, 0, &err);
   CL_OK(err);
 }
 
