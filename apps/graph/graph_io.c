@@ -58,11 +58,22 @@ void app_edges_free(app_edges *e)
   memset(e, 0, sizeof *e);
 }
 
+/* The most nodes a graph may have: all 32-bit ids but the last, unless a build sets fewer (the
+ * fuzzing build, tests/fuzz/run.sh: a header declaring 656 million isolated nodes is a valid
+ * file whose 2.6 GB of row offsets the fuzzer's memory limit counts as a crash). */
+#ifndef APP_GRAPH_MAX_NODES
+#define APP_GRAPH_MAX_NODES 0xfffffffeu
+#endif
+
 int app_csr_from_edges(uint32_t n, const app_edges *e, app_graph *g, char *err, size_t errlen)
 {
   memset(g, 0, sizeof *g);
   if (e->n > 0xfffffff0u) {
     app_err(err, errlen, "%zu edges: more than wgsync's 32-bit edge indices hold", e->n);
+    return WGS_ELIMIT;
+  }
+  if (n > APP_GRAPH_MAX_NODES) {
+    app_err(err, errlen, "%u nodes: more than this build reads (%u)", n, APP_GRAPH_MAX_NODES);
     return WGS_ELIMIT;
   }
   g->n = n;

@@ -22,6 +22,7 @@ flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefine
 case $target in
   graph)
     srcs=("$root/tests/fuzz/fuzz_graph.c" "$root/apps/graph/graph_io.c" "$root/apps/graph/graph_gen.c" "$root/src/status.c")
+    flags+=(-DAPP_GRAPH_MAX_NODES=16777216u) # 64 MiB of row offsets: under libFuzzer's memory limit
     for f in tiny.gr tiny.graph tiny.mtx; do
       case $f in *.gr) b='\x00';; *.graph) b='\x01';; *) b='\x02';; esac
       { printf "$b"; cat "$root/tests/fuzz/seeds/$f"; } > "$work/corpus-$target/seed-$f"
