@@ -318,10 +318,10 @@ static per_device *device_entry(krec *r, cl_device_id dev)
   return d;
 }
 
-/* A state of at least groups' capacity whose dispatch word is `dispatch`; one too small is
- * released once the queue its launches ran on (drain, when not the wgsync device's) is idle. */
+/* A state of at least groups' capacity; one too small is released once the queue its launches
+ * ran on (drain, when not the wgsync device's) is idle. (Its dispatch word is the launch's.) */
 static int state_for(per_device *d, wgs_state_t **st, uint32_t *cap, uint32_t groups,
-                     uint32_t dispatch, cl_command_queue drain)
+                     cl_command_queue drain)
 {
   if (*st && *cap >= groups)
     return WGS_OK;
@@ -330,15 +330,9 @@ static int state_for(per_device *d, wgs_state_t **st, uint32_t *cap, uint32_t gr
   wgs_state_release(*st);
   *st = NULL;
   int rc = wgs_state_create(d->wd, groups, st);
-  if (rc != WGS_OK)
-    return rc;
-  *cap = groups;
-  cl_int err = wgs__layer_next->clEnqueueWriteBuffer(
-      wgs_device_opencl_queue(d->wd), wgs_state_opencl(*st), CL_TRUE,
-      (WGS_G_CONFIG + WGS_CFG_DISPATCH) * sizeof(uint32_t), sizeof dispatch, &dispatch, 0, NULL,
-      NULL);
-  return err == CL_SUCCESS ? WGS_OK : wgs__fail(WGS_EBACKEND, "writing the state's dispatch word: %s",
-                                                wgs_opencl_error_name(err));
+  if (rc == WGS_OK)
+    *cap = groups;
+  return rc;
 }
 
 /* The probe's answer for this local size (held: kernels_lock; inside: set). */
@@ -361,10 +355,10 @@ static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
       return CL_SUCCESS;
     }
   uint32_t groups = wgs_default_groups(d->wd, lsize);
-  int rc = state_for(d, &d->probe, &d->probe_groups, groups, WGS_DISPATCH_PROBE, NULL);
+  int rc = state_for(d, &d->probe, &d->probe_groups, groups, NULL);
   size_t global[3] = {local[0] * groups, dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1};
   wgs__cl_nd_range nd = {wgs_device_opencl_queue(d->wd), dims, offset, global, local, r->checked,
-                         r->name, 0, 0};
+                         r->name, 0, 0, WGS_DISPATCH_PROBE};
   wgs_launch_config cfg;
   wgs_launch_config_init(&cfg);
   cfg.state_arg = r->hidden;
@@ -541,7 +535,7 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
   }
   if (err == CL_SUCCESS) {
     /* (the state's capacity is the probe's count: every accepted range fits it) */
-    int rc = state_for(d, &d->conc, &d->conc_groups, (uint32_t)most, WGS_DISPATCH_CONCURRENT, q);
+    int rc = state_for(d, &d->conc, &d->conc_groups, (uint32_t)most, q);
     if (rc == WGS_OK) {
       wgs_launch_config cfg;
       wgs_launch_config_init(&cfg);
@@ -552,7 +546,7 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
                                      NULL);
       /* the local memory the probe's launch checked (it asks the driver itself) */
       wgs__cl_nd_range nd = {q, dims, offset, global, local, r->checked, r->name, d->kmax,
-                             d->lmem_checked == r->lmem + 1};
+                             d->lmem_checked == r->lmem + 1, WGS_DISPATCH_CONCURRENT};
       r->bound = NULL;
       rc = wgs__cl_launch_nd(d->conc, k, &cfg, &nd, nwait, wait, ev);
       if (rc == WGS_OK)

@@ -109,8 +109,8 @@
                                  microseconds, and the spin bound and close wait are in them */
 #define WGS_CFG_WORDS 18u
 #define WGS_CFG_DISPATCH 20u  /* the OpenCL layer (layer/): how its kernels were dispatched
-                                 (WGS_DISPATCH_*); written by the layer once per state, never by
-                                 a launch's config write */
+                                 (WGS_DISPATCH_*); written by its launches when it changes, on the
+                                 launch's queue, never by the config write */
 #define WGS_CFG_CLOCK 31u     /* the host clock (microseconds, wrapping), written by a host thread
                                  into the state's host memory while launches run (CPU devices
                                  without a clock: src/opencl/cl_clock.c); after the config words,

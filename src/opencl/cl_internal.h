@@ -56,6 +56,7 @@ struct wgs_state {
   cl_mem mem;
   uint32_t cfg[WGS_CFG_WORDS]; /* the config words on the device, when cfg_valid */
   int cfg_valid;
+  uint32_t dispatch;           /* the OpenCL layer's dispatch word on the device (WGS_CFG_DISPATCH) */
   int host_reset;              /* the last launch ran without epochs (its half 0 is used) */
   cl_event timing;             /* the latest launch's event, when it asked for kernel_us */
   uint32_t *host;              /* the state's host memory where it has a host clock, else NULL */
@@ -104,6 +105,9 @@ typedef struct {
   const char *kname;
   size_t kmax;
   int lmem_checked;
+  uint32_t dispatch; /* the state's WGS_CFG_DISPATCH for this launch, written on queue when it
+                        changes (ordered with the kernel: written on another queue, Intel's CPU
+                        runtime ran a kernel that had not seen it) */
 } wgs__cl_nd_range;
 int wgs__cl_launch_nd(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
                       const wgs__cl_nd_range *nd, cl_uint num_wait, const cl_event *wait_list,

@@ -122,6 +122,13 @@ static int enqueue(wgs_state_t *st, cl_kernel kernel, unsigned state_arg, size_t
     memcpy(st->cfg, cfgw, sizeof st->cfg);
     st->cfg_valid = 1;
   }
+  if (nd && nd->dispatch != st->dispatch) {
+    WGS__CL(clEnqueueWriteBuffer(q, st->mem, CL_TRUE,
+                                 (WGS_G_CONFIG + WGS_CFG_DISPATCH) * sizeof(uint32_t),
+                                 sizeof nd->dispatch, &nd->dispatch, 0, NULL, NULL),
+            "clEnqueueWriteBuffer(state dispatch word)");
+    st->dispatch = nd->dispatch;
+  }
   /* Host reset: the control line (epoch 0) and half 0 (not its line 0). Also for the first
    * launch with epochs after one without: that one left half 0 as it used it (half 1 is clean:
    * launches without epochs never touch it, and the last launch with them cleared it). */
