@@ -238,18 +238,9 @@ cl_int CL_API_CALL wgs__layer_clGetKernelArgInfo(cl_kernel k, cl_uint index,
 static int native_kernel(cl_kernel k)
 {
   cl_context ctx = NULL;
-  size_t bytes = 0;
-  if (wgs__layer_next->clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof ctx, &ctx, NULL) != CL_SUCCESS ||
-      wgs__layer_next->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, 0, NULL, &bytes) != CL_SUCCESS)
-    return 0;
-  cl_device_id devs[16];
-  if (bytes > sizeof devs ||
-      wgs__layer_next->clGetContextInfo(ctx, CL_CONTEXT_DEVICES, bytes, devs, NULL) != CL_SUCCESS)
-    return 0;
-  int all = bytes > 0;
-  for (size_t i = 0; i < bytes / sizeof *devs && all; i++)
-    all = wgs__layer_native(devs[i], WGS_EXT_CONCURRENT);
-  return all;
+  return wgs__layer_next->clGetKernelInfo(k, CL_KERNEL_CONTEXT, sizeof ctx, &ctx, NULL) ==
+             CL_SUCCESS &&
+         wgs__layer_all_native(ctx, WGS_EXT_CONCURRENT);
 }
 
 cl_int CL_API_CALL wgs__layer_clSetKernelExecInfo(cl_kernel k, cl_kernel_exec_info name,

@@ -60,6 +60,8 @@ cl_int wgs__layer_answer(const void *v, size_t n, size_t size, void *value, size
 
 /* Whether the driver itself has the extension on this device. */
 int wgs__layer_native(cl_device_id dev, const char *ext);
+/* 1 when every device of the context has ext natively (programs.c). */
+int wgs__layer_all_native(cl_context ctx, const char *ext);
 
 /* The wgsync device (its own queue) for a device of a context, shared and counted: get takes
  * a reference, put drops it. NULL with the reason said when wrapping failed. */

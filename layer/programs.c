@@ -111,8 +111,7 @@ static cl_device_id *context_devices(cl_context ctx, cl_uint *n)
   return d;
 }
 
-/* 1 when every device of the context has ext natively. */
-static int all_native(cl_context ctx, const char *ext)
+int wgs__layer_all_native(cl_context ctx, const char *ext)
 {
   cl_uint n = 0;
   cl_device_id *d = context_devices(ctx, &n);
@@ -156,9 +155,9 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithSource(cl_context ctx, cl_u
                        wgs__layer_mentions(src, total, "intel_work_group_barrier_wait"));
   int device = !own && (wgs__layer_mentions(src, total, "intel_device_barrier") ||
                         wgs__layer_mentions(src, total, "intel_is_device_barrier_valid"));
-  if (device && all_native(ctx, WGS_EXT_CONCURRENT))
+  if (device && wgs__layer_all_native(ctx, WGS_EXT_CONCURRENT))
     device = 0;
-  if (split && !device && all_native(ctx, WGS_EXT_SPLIT))
+  if (split && !device && wgs__layer_all_native(ctx, WGS_EXT_SPLIT))
     split = 0;
   if (!split && !device) { /* not the layer's business */
     free(src);
@@ -217,7 +216,7 @@ cl_program CL_API_CALL wgs__layer_clCreateProgramWithIL(cl_context ctx, const vo
   int uses = 0;
   if (wgs__layer_inside || !il || length < 20 || length % 4 != 0 ||
       wgs_spirv_uses_split_barrier(il, length / 4, &uses) != WGS_OK || !uses ||
-      all_native(ctx, WGS_EXT_SPLIT))
+      wgs__layer_all_native(ctx, WGS_EXT_SPLIT))
     return fresh(nx->clCreateProgramWithIL(ctx, il, length, errcode));
   uint32_t *low = NULL;
   size_t low_words = 0;

@@ -84,12 +84,11 @@ static void open_device(void)
   strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
 }
 
-static void row(const char *what, double *v, const char *unit)
+static void row(const char *what, double *v)
 {
   qsort(v, REPEATS, sizeof *v, cmp);
   printf("%s,%s,%s,%s,%s,%.4f,%.4f,%.4f\n", dev_name, driver, date, getenv("OPENCL_LAYERS") ? "layer" : "none",
          what, v[REPEATS / 2], v[0], v[REPEATS - 1]);
-  (void)unit;
 }
 
 /* Kernel `name` of src, built plainly, its argument 0 a small buffer. */
@@ -139,9 +138,9 @@ static int calls(void)
     }
   }
   printf("device,driver,date,layer,what,median,min,max\n");
-  row("clSetKernelArg us/call", set, "us");
-  row("clEnqueueNDRangeKernel of 1 item (+ clFinish every 64) us/launch", enq, "us");
-  row("clGetDeviceInfo(NAME) us/call", info, "us");
+  row("clSetKernelArg us/call", set);
+  row("clEnqueueNDRangeKernel of 1 item (+ clFinish every 64) us/launch", enq);
+  row("clGetDeviceInfo(NAME) us/call", info);
   clReleaseMemObject(m);
   clReleaseKernel(k);
   clReleaseProgram(p);
@@ -252,10 +251,10 @@ static int barrier(size_t local, size_t groups, const char *label)
   char what[200];
   snprintf(what, sizeof what, "intel_device_barrier %s (%zu groups x %zu) us/barrier",
            label, groups, local);
-  row(what, lay, "us");
+  row(what, lay);
   snprintf(what, sizeof what, "wgs_grid_barrier by wgs_launch fixed (%zu groups x %zu) us/barrier",
            groups, local);
-  row(what, own, "us");
+  row(what, own);
   printf("# the layer's clGetKernelMaxConcurrentWorkGroupCountINTEL(local %zu) = %zu, first "
          "call %.0f us (the probe)\n", local, most, query_us);
   wgs_buffer_release(wb);
@@ -308,11 +307,11 @@ static int launches(size_t local, size_t groups)
   printf("device,driver,date,layer,what,median,min,max\n");
   char what[200];
   snprintf(what, sizeof what, "a kernel without the extensions (%zu groups x %zu) us/launch", groups, local);
-  row(what, plain, "us");
+  row(what, plain);
   snprintf(what, sizeof what, "the same with intel_is_device_barrier_valid() - default dispatch (%zu x %zu) us/launch", groups, local);
-  row(what, dflt, "us");
+  row(what, dflt);
   snprintf(what, sizeof what, "the same - concurrent dispatch (%zu x %zu) us/launch", groups, local);
-  row(what, conc, "us");
+  row(what, conc);
   clReleaseMemObject(mp);
   clReleaseMemObject(me);
   clReleaseKernel(kp);

@@ -491,6 +491,18 @@ static int case_helper(void)
   return 0;
 }
 
+/* Kernel "k" of src, its argument 0 a buffer of `bytes` zeros. */
+static cl_kernel kernel_k(const char *src, size_t bytes, cl_program *p, cl_mem *buf)
+{
+  cl_int err;
+  *p = build(src, NULL, NULL);
+  cl_kernel k = clCreateKernel(*p, "k", &err);
+  CL_OK(err);
+  *buf = buffer(bytes);
+  CL_OK(clSetKernelArg(k, 0, sizeof *buf, buf));
+  return k;
+}
+
 /* Checked mode: group 1 never reaches the device barrier the others wait at. */
 static int case_deadlock(void)
 {
@@ -501,14 +513,12 @@ static int case_deadlock(void)
       "  }\n"
       "  x[get_global_id(0)] = 1;\n"
       "}\n";
-  cl_program p = build(src, NULL, NULL);
+  cl_program p;
+  cl_mem x;
+  cl_kernel k = kernel_k(src, 4096, &p, &x);
   cl_int err;
-  cl_kernel k = clCreateKernel(p, "k", &err);
-  CL_OK(err);
   const size_t local = 4;
   size_t most = 0;
-  cl_mem x = buffer(4096);
-  CL_OK(clSetKernelArg(k, 0, sizeof x, &x));
   cl_uint type = CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL;
   CL_OK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL, sizeof type, &type));
   CL_OK(max_count()(q, k, 1, NULL, &local, &most));
@@ -522,6 +532,7 @@ static int case_deadlock(void)
   if (err == CL_SUCCESS)
     FAIL("a device barrier that group 1 never reached was not reported");
   printf("PASS: refused with %d (the report is on stderr)\n", err);
+  clReleaseMemObject(x);
   clReleaseKernel(k);
   clReleaseProgram(p);
   return 0;
@@ -540,12 +551,9 @@ static int case_split_misuse(void)
       "  intel_work_group_barrier_wait(CLK_LOCAL_MEM_FENCE);\n"
       "  out[get_global_id(0)] = lid;\n"
       "}\n";
-  cl_program p = build(src, NULL, NULL);
-  cl_int err;
-  cl_kernel k = clCreateKernel(p, "k", &err);
-  CL_OK(err);
-  cl_mem out = buffer(64 * 4);
-  CL_OK(clSetKernelArg(k, 0, sizeof out, &out));
+  cl_program p;
+  cl_mem out;
+  cl_kernel k = kernel_k(src, 64 * 4, &p, &out);
   size_t global = 16, local = 16;
   CL_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
   CL_OK(clFinish(q));
