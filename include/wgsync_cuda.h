@@ -98,6 +98,8 @@ int wgs_cuda_occupancy_bound(int device, const wgs_occupancy_config *cfg, uint32
                              uint32_t *bound);
 /* What the CUDA occupancy API says for the microbenchmark kernel: blocks per SM x SMs. */
 int wgs_cuda_occupancy_api(int device, size_t local_size, size_t shared_bytes, uint32_t *groups);
+/* The most dynamic shared memory a block of the tools' kernel can take: the device's opt-in
+ * limit less the kernel's static shared memory (wgs_discover's). */
 int wgs_cuda_max_shared(int device, size_t *bytes);
 int wgs_cuda_barrier_selftest(int device, const wgs_selftest_config *cfg, wgs_selftest_result *res);
 int wgs_cuda_barrier_latency(int device, const wgs_latency_config *cfg, wgs_latency_result *res);

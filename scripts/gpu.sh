@@ -38,6 +38,11 @@
 #   scripts/gpu.sh check   build + the CUDA, Vulkan, CLI and install tests (CHECK_RE: others)
 #   scripts/gpu.sh layer   build + the OpenCL layer's tests and cost on NVIDIA OpenCL (CHECK_RE:
 #                          library tests after them)
+#   scripts/gpu.sh perf    build + the discovery/launch tests (CHECK_RE), then the launch's costs
+#                          (back to back, and the GPU alone from a CUDA graph) and Table 4 on
+#                          CUDA, this tree and BASE_TAR's alternately, same call (STAGES="launch
+#                          t4": which; CMAKE_EXTRA: more configure options, e.g. the
+#                          architectures; VARIANT_FLAGS: "var", this tree with those CUDA flags)
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
@@ -95,7 +100,7 @@ if ls .gl/*.deb >/dev/null 2>&1; then
   done
   echo "Vulkan: loader from .gl, driver ${VK_DRIVER_FILES:-none found}"
 fi
-cmake -S . -B build-gpu $vk -UNCCL_LIBRARY -UNCCL_INCLUDE_DIR -U'NVSHMEM_*' -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} ${NVSHMEM_ROOT:+-DNVSHMEM_ROOT=$NVSHMEM_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" >/dev/null &&
+cmake -S . -B build-gpu $vk -UNCCL_LIBRARY -UNCCL_INCLUDE_DIR -U'NVSHMEM_*' -DCMAKE_BUILD_TYPE=Release $inc ${lib:+-DOpenCL_LIBRARY=$lib} ${NCCL_ROOT:+-DNCCL_ROOT=$NCCL_ROOT} ${NVSHMEM_ROOT:+-DNVSHMEM_ROOT=$NVSHMEM_ROOT} "-DCMAKE_CUDA_FLAGS=${CUDA_FLAGS:-}" ${CMAKE_EXTRA:-} >/dev/null &&
   cmake --build build-gpu -j16 2>&1 | grep -E "error|warning|Built target" || { echo "BUILD FAILED"; exit 1; }
 W=build-gpu/cli/wgsync
 $W devices
@@ -235,6 +240,52 @@ if [ "$mode" = check ]; then   # the CUDA, Vulkan, CLI and install tests on this
   if [ -n "${LAUNCH_BENCH:-}" ]; then # launch costs (wgsync-bench-launch), after the tests
     stamp "launch costs"
     timeout 90 build-gpu/bench/wgsync-bench-launch "$R" 2>&1 | tail -20; pack
+  fi
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = perf ]; then   # issue "performance": before (BASE_TAR) and after, one call
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  if [ "${TESTS:-1}" != 0 ]; then
+    stamp tests
+    (cd build-gpu && timeout ${CHECK_LIMIT:-240} ctest -j1 --timeout 60 --output-on-failure \
+       -R "${CHECK_RE:-^cuda\.|^backend\.(cuda|vulkan\.t1)|^(epochs|recall|props|mp|reduce)\.t1}" > "$R/ctest-perf.log" 2>&1)
+    grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$R/ctest-perf.log" | tail -20; pack
+  fi
+  trees="new:build-gpu"
+  if [ -n "${BASE_TAR:-}" ]; then
+    B=/tmp/wgs-base # (kept: a later call on the same machine rebuilds nothing)
+    [ -d "$B" ] || { mkdir -p "$B" && tar -xzf "$BASE_TAR" -C "$B"; }
+    stamp "base build"
+    cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release -DWGSYNC_BUILD_VULKAN=OFF ${CMAKE_EXTRA:-} $inc \
+      ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null && cmake --build "$B/build" -j16 --target wgsync-cli \
+      wgsync-bench-launch wgsync-bench-launch-phases 2>&1 | grep -E "error:" && echo "BASE BUILD FAILED"
+    trees="base:$B/build new:build-gpu"
+  fi
+  if [ -n "${VARIANT_FLAGS:-}" ]; then   # this tree with other CUDA flags: "var", same call
+    stamp "variant build ($VARIANT_FLAGS)"
+    cmake -S . -B build-var -DCMAKE_BUILD_TYPE=Release -DWGSYNC_BUILD_VULKAN=OFF ${CMAKE_EXTRA:-} $inc \
+      ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=$VARIANT_FLAGS" >/dev/null && cmake --build build-var -j16 \
+      --target wgsync-cli wgsync-bench-launch wgsync-bench-launch-phases 2>&1 | grep -E "error:" && echo "VARIANT BUILD FAILED"
+    trees="$trees var:build-var"
+  fi
+  if [[ " ${STAGES:-launch t4} " == *" launch "* ]]; then
+    for rep in 1 2; do for t in $trees; do
+      n=${t%%:*} d=${t#*:}
+      stamp "launch $n $rep"
+      mkdir -p "$R/launch-$n-$rep" "$R/phases-$n-$rep"
+      timeout 90 "$d/bench/wgsync-bench-launch" "$R/launch-$n-$rep" > "$R/launch-$n-$rep/log" 2>&1 || echo "LAUNCH BENCH FAILED"
+      grep -E "^(plain|cooperative|wgsync)" "$R/launch-$n-$rep/log" | sed "s/^/$n /"
+      timeout 90 "$d/bench/wgsync-bench-launch-phases" "$R/phases-$n-$rep" > "$R/phases-$n-$rep/log" 2>&1 || echo "PHASES BENCH FAILED"
+      grep -E "wgsync kernel|cooperative" "$R/phases-$n-$rep/log" | sed "s/^/$n /"
+    done; done; pack
+  fi
+  if [[ " ${STAGES:-launch t4} " == *" t4 "* ]]; then
+    for t in $trees; do # (T4_TREES: which trees; the variant's launch costs alone by default)
+      [[ " ${T4_TREES:-base new} " == *" ${t%%:*} "* ]] || continue
+      W=${t#*:}/cli/wgsync RUNS=${RUNS:-5} t4 "cuda-${t%%:*}" -n cuda
+    done
   fi
   stamp done
   exit 0

@@ -19,7 +19,8 @@ if [ "$SET" = gpu ]; then
           bc:rmat:14 bc:random:16 bc:grid:60
           bfs:rmat:18 sssp:rmat:18 mis:rmat:18 color:rmat:18
           bfs:kron:18 sssp:kron:18 mis:kron:18 color:kron:18 bc:kron:14
-          bfs:road:1000 sssp:road:1000 mis:road:1000 color:road:1000 bc:road:60"
+          bfs:road:1000 sssp:road:1000 mis:road:1000 color:road:1000 bc:road:60
+          sssp:kron:16"
 else
   inputs="bfs:rmat:12 bfs:grid:64 sssp:rmat:12 sssp:grid:64 mis:rmat:12 mis:grid:100
           color:rmat:12 color:grid:100 bc:rmat:10 bc:grid:32

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "reduce_check.h"
@@ -105,6 +106,28 @@ static int t_discover_repeat(wgs_device_t *dev, const wgs_device_info *in)
   }
   printf("20 discovery runs: %u to %u participants\n", lo, hi);
   CHECK(lo >= 1);
+  return 0;
+}
+
+/* A launch of fewer groups than fit closes its poll once every launched group has polled, not
+ * after the close wait: a 3 s wait that ran would make the call last at least that long. */
+static int t_discover_all_polled(wgs_device_t *dev, const wgs_device_info *in)
+{
+  wgs_occupancy_config c;
+  memset(&c, 0, sizeof c);
+  c.local_size = 64;
+  c.groups = in->compute_units > 2 ? 2 : 1; /* fewer than fit: a compute unit holds one */
+  c.close_wait_us = 3e6;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  wgs_launch_result r;
+  CHECK_OK(wgs_occupancy_discover(dev, &c, &r));
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double s = (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) * 1e-9;
+  printf("discover, %u groups launched, close wait 3 s: %u participants in %.3f s\n", r.launched,
+         r.participants, s);
+  CHECK(r.launched == c.groups && r.participants == c.groups);
+  CHECK(s < 1.5);
   return 0;
 }
 
@@ -646,6 +669,7 @@ static const struct {
     {"discover", t_discover},
     {"discover_locks", t_discover_locks},
     {"discover_repeat", t_discover_repeat},
+    {"discover_all_polled", t_discover_all_polled},
     {"max_local_mem", t_max_local_mem},
     {"bound", t_bound},
     {"selftest_counter", t_selftest_counter},

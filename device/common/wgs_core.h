@@ -35,6 +35,9 @@
  *                             kinds), its answer in every work-item, and WGS__GROUP_REDUCE_ORDERED
  *                             1 when its order is fixed (CUDA: shuffles); without it the core
  *                             meets in global memory ("grid reductions")
+ *   WGS_GROUP_SHARE, wgs__group_share()   optional (1): four words of work-group shared
+ *                             memory, where wgs_discover hands its representative's answer to
+ *                             the group (CUDA: static __shared__); 0: the state's words
  *   wgs__f2u(f)  wgs__u2f(u)  a float's bits as unsigned and back
  *   wgs__log2(x)  wgs__pause_ns(ns)   floor(log2 x) of a power of two; a short sleep, or nothing
  *   WGS__INIT(v)              "= v" where a struct member can have a default (C++), else empty
@@ -49,6 +52,9 @@
  */
 #ifndef WGS_CORE_H
 #define WGS_CORE_H
+#ifndef WGS_GROUP_SHARE
+#define WGS_GROUP_SHARE 0
+#endif
 
 /* ---- state access --------------------------------------------------------------------------- */
 /* s points at the half of the running launch (wgs_layout.h); its line 0 holds the distance back
@@ -322,11 +328,17 @@ WGS_FN wgs__u64 wgs__wait_now(wgs_word_ptr s, unsigned ticks)
 {
   return WGS_HAS_TIMER ? wgs__timer_ns() : ticks ? (wgs__u64)wgs__host_us(s) : 0u;
 }
-WGS_FN void wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll)
+WGS_FN unsigned wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll, unsigned launched)
 {
   unsigned ticks = wgs__ticks_on(s);
   wgs__u64 wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__wait_now(s, ticks), i = 0u;
+  /* Once every launched group has polled no more can come: the count is at most the launch's
+   * group count, so that ends the wait whatever the host's "enough" (a right-sized launch of
+   * fewer groups than fit would otherwise wait all of W). */
   unsigned enough = wgs__cfg(s, WGS_CFG_ENOUGH);
+  enough = enough == 0u || enough > launched ? launched : enough;
+  if (seen >= enough)
+    return seen;
   while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait)
          : ticks       ? ((unsigned)(wgs__host_us(s) - (unsigned)w0) < wait)
                        : (i < wait)) {
@@ -334,19 +346,21 @@ WGS_FN void wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll)
     if (watch_poll && (wgs__ld_acq(&s[WGS_W_CLOSED]) != 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
       break;
     unsigned now = wgs__ld_rlx(&s[WGS_W_COUNT]);
-    if (enough != 0u && (now & ~WGS_COUNT_CLOSED) >= enough)
-      break;
+    if ((now & ~WGS_COUNT_CLOSED) >= enough)
+      return now;
     if (now != seen) { /* a new participant: restart the quiet period */
       seen = now;
       w0 = wgs__wait_now(s, ticks);
       i = 0u;
     }
   }
+  return seen;
 }
 
 /* Fig. 3 for the representative work-item, under a mutex (WGS_LOCK_KIND_TICKET / _SPIN).
  * Returns the participating id or WGS_NOT_PARTICIPATING. Every path ends at the bottom. */
-WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch)
+WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
+                                 unsigned launched)
 {
   unsigned kind = wgs__cfg(s, WGS_CFG_LOCK), delay = wgs__cfg(s, WGS_CFG_DELAY);
   unsigned ticket = 0u, id = WGS_NOT_PARTICIPATING;
@@ -375,7 +389,7 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, un
     }
     /* The close wait, outside the mutex: unlike the rounds above it needs no lock hand-off,
      * which on a CPU with more worker threads than cores costs a context switch each. */
-    wgs__quiesce(s, id + 1u, 1);
+    wgs__quiesce(s, id + 1u, 1, launched);
     /* Closing phase (lines 11-15). */
     wgs__spin_init(&sp);
     if (wgs__lock(s, kind, &ticket, group, &sp)) {
@@ -406,9 +420,19 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, un
  *  - simultaneous occupancy: at the moment of the fetch_or every participant has started (its
  *    add is before it) and none has finished (each waits for final, written after it).
  * Waiting for final is safe: the writer is participant 0, which is occupant by the same argument.
+ *
+ * The whole launch polled: the group whose add returns launched - 1 with no CLOSED bit knows
+ * that every launched group has polled before any close, so the count is final at `launched`
+ * (no group is left to add, and participant 0's fetch_or, if it comes, returns launched). It
+ * publishes final at once, and participant 0, seeing the count at launched, publishes the same
+ * final and the result without closing (nobody is left to turn away): the participants wait one
+ * round trip after the last poll instead of three (participant 0 seeing it, its fetch_or, its
+ * store). Two stores of one value: a reader sees 0 or that value. The
+ * four properties hold as above, with "the last add" in place of "the fetch_or": every
+ * participant's add is before it, and none finishes before final, written after it.
  */
 WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
-                               unsigned launched, unsigned epochs)
+                               unsigned launched, unsigned epochs, unsigned *participants)
 {
   wgs_word_ptr final_word = s + WGS_OFF_FINAL(mg);
   wgs__u64 t0 = wgs__timer_ns();
@@ -418,19 +442,27 @@ WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsi
     wgs__advance_epoch(s, epoch);
   if (old & WGS_COUNT_CLOSED)
     return WGS_NOT_PARTICIPATING;
+  unsigned n = launched;
+  if (old == launched - 1u) /* the whole launch polled: release publishes the final count */
+    wgs__st_rel(final_word, launched + 1u);
   if (old == 0u) {
-    wgs__quiesce(s, 1u, 0);
-    /* The RMW reads the latest count: n is exact. Release publishes it to the participants. */
-    unsigned n = wgs__or_rlx(&s[WGS_W_COUNT], WGS_COUNT_CLOSED);
+    n = wgs__quiesce(s, 1u, 0, launched);
+    /* Not all polled: close. The RMW reads the latest count, so n is exact. Release publishes
+     * it to the participants; when all polled, the last group stores the same value, and this
+     * store still matters: this group's other work-items read final after its barrier. */
+    if (n != launched)
+      n = wgs__or_rlx(&s[WGS_W_COUNT], WGS_COUNT_CLOSED);
     wgs__st_rel(final_word, n + 1u);
     wgs__publish_result(s, epoch, n);
-  } else {
+  } else if (old != launched - 1u) {
     wgs__spin sp;
     wgs__spin_init(&sp);
-    while (wgs__ld_acq(final_word) == 0u)
+    while ((n = wgs__ld_acq(final_word)) == 0u)
       if (wgs__lock_gave_up(s, &sp, group))
         break;
+    n -= 1u; /* (a checked spin that gave up: the kernel is ending, and the host reports it) */
   }
+  *participants = n;
   wgs__stamp(s, mg, group, t0);
   return old;
 }
@@ -461,28 +493,31 @@ WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
  * names its launches (WGS_HAS_GRIDID) a second call is told from the next launch's first by that
  * name; elsewhere by a per-group call count in the launch's half, which holds only while the
  * epoch has not moved on (once every group has counted itself in, a second call is undefined).
- * Returns 1 for a first call, with the launch epoch in *epoch, recorded in the group's G_FIRST. */
-WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned site, unsigned *epoch)
+ * Returns 1 for a first call, with the launch epoch in *epoch and its name in *grid_out
+ * (wgs__record_call records them); 0 for a second, with the first call's epoch there. */
+WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned site, unsigned *epoch,
+                           unsigned *grid_out)
 {
   wgs_word_ptr first = g + WGS_G_FIRST(mg) + group;
 #if WGS_HAS_GRIDID
+  /* (read once, here, beside the loads: the register's read is slow enough to show in the
+   * launch's time where it came later, before the count-in) */
   unsigned grid = wgs__gridid() + 1u;
+  *grid_out = grid;
   wgs_word_ptr grid_word = g + WGS_G_GRID(mg) + group;
   /* the epoch read beside the grid word, not after it: one round trip to L2 at the kernel's
    * start instead of two (it is not used when this is a second call) */
   unsigned seen = wgs__ld_rlx(grid_word), now = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
   if (seen == grid) {
-    wgs__report_misuse(g + WGS_HALF(mg, wgs__ld_rlx(first) & 1u), WGS_MISUSE_DISCOVER_TWICE, site,
-                       0u, 0u);
+    *epoch = wgs__ld_rlx(first);
+    wgs__report_misuse(g + WGS_HALF(mg, *epoch & 1u), WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
     return 0;
   }
   *epoch = now;
-  wgs__st_rlx(first, *epoch);
-  wgs__st_rlx(grid_word, grid);
   return 1;
 #else
+  *grid_out = 0u;
   *epoch = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
-  wgs__st_rlx(first, *epoch);
   wgs_word_ptr s = g + WGS_HALF(mg, *epoch & 1u);
   if (wgs__add_rlx(&s[WGS_OFF_CALLS(mg) + group], 1u) != 0u) {
     wgs__report_misuse(s, WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
@@ -490,6 +525,15 @@ WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned
   }
   return 1;
 #endif
+}
+/* A first call recorded: its epoch, and where the device names launches, the launch. Stored
+ * after the count-in, whose release would otherwise wait for these stores to complete. */
+WGS_FN void wgs__record_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned epoch,
+                             unsigned grid)
+{
+  wgs__st_rlx(g + WGS_G_FIRST(mg) + group, epoch);
+  if (WGS_HAS_GRIDID)
+    wgs__st_rlx(g + WGS_G_GRID(mg) + group, grid);
 }
 
 /* Zeroes words [from, from + n) of a half, the work shared as w = first, first + stride, ... */
@@ -499,10 +543,10 @@ WGS_FN void wgs__zero(wgs_word_ptr h, unsigned from, unsigned n, unsigned first,
     h[from + w] = 0u;
 }
 /* A used half made clean again: its lines after line 0, and of each per-group array the words
- * of the WGS_W_USED groups its launch had (wgs_layout.h lists the arrays and their widths). */
-WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned first, unsigned stride)
+ * of the `used` groups its launch had (its WGS_W_USED word; wgs_layout.h lists the arrays and
+ * their widths). */
+WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned used, unsigned first, unsigned stride)
 {
-  unsigned used = h[WGS_W_USED];
   used = used < mg ? used : mg;
   wgs__zero(h, WGS_LINE_WORDS, WGS_W_ARRAYS - WGS_LINE_WORDS, first, stride);
   wgs__zero(h, WGS_OFF_MAP(mg), used, first, stride);
@@ -524,9 +568,14 @@ WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned first, unsigne
  * launched group participates with its native ids (the unsafe search of §5.1, and the
  * hard-coded occupancy of §5.3).
  *
- * The representative reads the launch epoch (wgs_layout.h) and leaves it for its group in the
- * group's G_FIRST word; the others read it after the work-group barrier, so every read of the
- * epoch precedes the representative's acq_rel count-in, and hence the next epoch's store.
+ * The representative reads the launch epoch (wgs_layout.h) before its acq_rel count-in, and the
+ * rest of its group reads it from the representative after the work-group barrier: so every
+ * read of the epoch precedes some count-in, and hence the next epoch's store. The answer (the
+ * epoch, the id, the participant count, how many groups the other half's launch used) reaches
+ * the group through the device's group-shared words where the layer has them (WGS_GROUP_SHARE:
+ * no load after the barrier; the representative's loads at the start are then independent, one
+ * round trip, and what it stores comes after the count-in, whose release then waits for no
+ * store), else through the state's words for the group, which every work-item reads after it.
  */
 WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site)
 {
@@ -538,22 +587,76 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
   unsigned free_protocol = g[WGS_G_CONFIG + WGS_CFG_LOCK] == WGS_LOCK_KIND_FREE;
   unsigned free_poll = mode == WGS_MODE_DISCOVER && free_protocol;
   unsigned seen_before = 0u; /* the count-in's add: launched - 1 makes this group the last */
+  /* the representative's answer: epoch, id, participants, the other half's used groups */
+  unsigned epoch = 0u, id = WGS_NOT_PARTICIPATING, n = 0u, used = 0u, grid = 0u;
   if (lid == 0u && group < mg) {
-    unsigned epoch = 0u;
-    if (wgs__first_call(g, mg, group, site, &epoch)) {
+    /* Both halves' used counts, read beside the epoch: the other half's is what this launch
+     * clears (its launch has finished; the current half's, read too, is dropped). */
+    unsigned used0 = WGS_GROUP_SHARE && epochs ? wgs__ld_rlx(&g[WGS_HALF(mg, 0u) + WGS_W_USED]) : 0u;
+    unsigned used1 = WGS_GROUP_SHARE && epochs ? wgs__ld_rlx(&g[WGS_HALF(mg, 1u) + WGS_W_USED]) : 0u;
+    if (wgs__first_call(g, mg, group, site, &epoch, &grid)) {
       wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+      if (!WGS_GROUP_SHARE) /* the group reads the epoch there after the barrier */
+        wgs__record_call(g, mg, group, epoch, grid);
+      used = epochs ? (epoch & 1u ? used0 : used1) : 0u;
       /* Counting in (the lock-free poll's add counts in itself). Its result is looked at only
-       * after the work-group barrier below, so the add's round trip overlaps the barrier and
-       * the loads after it (the add itself is where it was: after this group's epoch reads). */
+       * after the work-group barrier below, so the add's round trip overlaps the barrier. */
       if (epochs && !free_poll)
         seen_before = wgs__add_acqrel(&s[WGS_W_SEEN], 1u) + 1u;
+      if (mode != WGS_MODE_DISCOVER) {
+        id = group;
+        n = launched;
+      } else if (free_poll) {
+        id = wgs__poll_free(s, group, mg, epoch, launched, epochs, &n);
+      } else {
+        id = wgs__poll_locked(s, group, mg, epoch, launched);
+        /* the poll is closed (this group closed it, or saw it closed under the mutex after
+         * every increment): the count is final */
+        n = wgs__ld_rlx(&s[WGS_W_COUNT]);
+      }
+      if (WGS_GROUP_SHARE)
+        wgs__record_call(g, mg, group, epoch, grid);
       if (mode == WGS_MODE_DISCOVER)
-        wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group], free_poll ? wgs__poll_free(s, group, mg, epoch, launched, epochs)
-                                                           : wgs__poll_locked(s, group, mg, epoch));
+        wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group], id);
+    } else { /* a second call answers as the first did (its map entry; nothing to clear) */
+      wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+      id = mode != WGS_MODE_DISCOVER ? group : wgs__ld_rlx(&s[WGS_OFF_MAP(mg) + group]);
+      n = mode != WGS_MODE_DISCOVER ? launched
+          : free_protocol           ? wgs__ld_rlx(&s[WGS_OFF_FINAL(mg)]) - 1u
+                                    : wgs__ld_rlx(&s[WGS_W_COUNT]);
     }
   }
-  wgs__group_barrier(); /* carries the representative's M entry and epoch to its group */
-  unsigned epoch = group < mg ? wgs__ld_rlx(&g[WGS_G_FIRST(mg) + group]) : 0u;
+#if WGS_GROUP_SHARE
+  wgs_word_ptr share = wgs__group_share();
+  if (lid == 0u) {
+    share[0] = epoch;
+    share[1] = id;
+    share[2] = n;
+    share[3] = used;
+  }
+  wgs__group_barrier(); /* carries the representative's answer (and what it acquired) */
+  if (lid != 0u) {
+    epoch = share[0];
+    id = share[1];
+    n = share[2];
+    used = share[3];
+  }
+#else
+  wgs__group_barrier(); /* carries the representative's stores (and what it acquired) */
+  if (group < mg) {
+    epoch = wgs__ld_rlx(&g[WGS_G_FIRST(mg) + group]);
+    wgs_word_ptr h = g + WGS_HALF(mg, epoch & 1u);
+    if (epochs) /* (a plain load: the word is from an earlier launch, and the group's work-items
+                 * share one line, which relaxed atomic loads would each fetch from L2) */
+      used = g[WGS_HALF(mg, (epoch & 1u) ^ 1u) + WGS_W_USED];
+    id = mode != WGS_MODE_DISCOVER ? group : wgs__ld_rlx(&h[WGS_OFF_MAP(mg) + group]);
+    /* A participant's representative acquired final, published it, closed the poll, or saw
+     * it closed under the mutex after every increment: the barrier carried that here. */
+    n = mode != WGS_MODE_DISCOVER || id == WGS_NOT_PARTICIPATING ? launched
+        : free_protocol                                          ? wgs__ld_rlx(&h[WGS_OFF_FINAL(mg)]) - 1u
+                                                                 : wgs__ld_rlx(&h[WGS_W_COUNT]);
+  }
+#endif
   wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
   if (seen_before == launched) /* (seen_before is 0 but in a counting-in representative) */
     wgs__advance_epoch(s, epoch);
@@ -561,11 +664,14 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
     /* Clear the other half for the next launch; every launched work-item takes a share. The
      * launch that used it has finished, and nothing in this launch reads it. Only what that
      * launch can have written: the lines, and its groups' words of each per-group array (a
-     * launch costs what it launches, not what the state could hold). */
-    wgs_word_ptr next = g + WGS_HALF(mg, (epoch & 1u) ^ 1u);
-    wgs__clear_used(next, mg, group * lsize + lid, launched * lsize);
+     * launch costs what it launches, not what the state could hold). A second call has used = 0:
+     * the lines are cleared again, harmlessly (nothing in this launch uses them). Groups past
+     * the state's capacity read no epoch, and take no share. */
+    if (group < mg)
+      wgs__clear_used(g + WGS_HALF(mg, (epoch & 1u) ^ 1u), mg, used, group * lsize + lid,
+                      (launched < mg ? launched : mg) * lsize);
     if (group == 0u && lid == 0u) /* read by the launch after next, ordered after this one */
-      s[WGS_W_USED] = launched < mg ? launched : mg;
+      wgs__st_rlx(&s[WGS_W_USED], launched < mg ? launched : mg);
   }
   env->s = s;
   env->max_groups = mg;
@@ -583,21 +689,11 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
     env->group_id = group;
     env->num_groups = launched;
     env->participating = launched <= mg;
-    wgs__choose_shards(env, g);
-    return (int)env->participating;
+  } else {
+    env->participating = group < mg && id != WGS_NOT_PARTICIPATING;
+    env->group_id = env->participating ? id : 0u;
+    env->num_groups = env->participating ? n : 0u;
   }
-  unsigned id = group < mg ? wgs__ld_rlx(&s[WGS_OFF_MAP(mg) + group]) : WGS_NOT_PARTICIPATING;
-  env->participating = id != WGS_NOT_PARTICIPATING;
-  env->group_id = env->participating ? id : 0u;
-  /* A participant's representative closed the poll, or saw it closed under the mutex after
-   * every increment, or acquired final (lock-free); the work-group barrier carries that to its
-   * group, so this load sees the final count. */
-  if (!env->participating)
-    env->num_groups = 0u;
-  else if (free_protocol)
-    env->num_groups = wgs__ld_rlx(&s[WGS_OFF_FINAL(mg)]) - 1u;
-  else
-    env->num_groups = wgs__ld_rlx(&s[WGS_W_COUNT]);
   wgs__choose_shards(env, g);
   return (int)env->participating;
 }

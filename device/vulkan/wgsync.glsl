@@ -255,34 +255,44 @@ void wgsi_report_grid(wgs_env env, uint site, uint code)
  * participant 0 waits until the count has been quiet for the host's close wait (or reached the
  * host's "enough"), closes with or(count, CLOSED), whose result n is exact, and publishes n + 1
  * with a release store; every participant waits for it with an acquire load. */
-uint wgsi_poll(uint s, uint group, uint mg)
+/* The close wait's "enough": the host's count, or the launch's group count if that is fewer (or
+ * the host gave none): once every launched group has polled, no more can come. */
+uint wgsi_enough(uint launched)
+{
+  uint enough = wgsi_cfg(WGS_CFG_ENOUGH);
+  return enough == 0u || enough > launched ? launched : enough;
+}
+uint wgsi_poll(uint s, uint group, uint mg, uint launched)
 {
   uint final_word = s + WGS_OFF_FINAL(mg);
   uint old = wgsi_add_rlx(s + WGS_W_COUNT, 1u);
   if ((old & WGS_COUNT_CLOSED) != 0u)
     return WGS_NOT_PARTICIPATING;
+  /* The whole launch polled before any close: the count is final (wgs__poll_free argues it). */
+  if (old == launched - 1u)
+    wgsi_st_rel(final_word, launched + 1u);
   if (old == 0u) {
     /* the close wait (wgsi_quiesce): restarts whenever the count moves */
     uint64_t wait = wgsi_cfg64(WGS_CFG_WAIT_LO), w0 = wgsi_timer();
-    uint enough = wgsi_cfg(WGS_CFG_ENOUGH), seen = 1u;
-    while (wgsi_since(w0) < wait) {
+    uint enough = wgsi_enough(launched), seen = 1u;
+    while (seen < enough && wgsi_since(w0) < wait) {
       if (wgsi_ld_rlx(s + WGS_W_ABORT) != 0u)
         break; /* a checked spin gave up: waiting longer adds nobody */
       uint now = wgsi_ld_rlx(s + WGS_W_COUNT);
-      if (enough != 0u && now >= enough)
-        break;
       if (now != seen) {
         seen = now;
         w0 = wgsi_timer();
       }
       wgsi_pause(s);
     }
-    /* The RMW reads the latest count, so n is exact; release publishes it. */
-    uint n = wgsi_or_rlx(s + WGS_W_COUNT, WGS_COUNT_CLOSED);
+    /* Not all polled: close. The RMW reads the latest count, so n is exact; release publishes
+     * it. (All polled: the last group stores the same value; this group's invocations read
+     * final after the barrier.) */
+    uint n = seen != launched ? wgsi_or_rlx(s + WGS_W_COUNT, WGS_COUNT_CLOSED) : seen;
     wgsi_st_rel(final_word, n + 1u);
     wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_PARTICIPANTS, n);
     wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH, 0u);
-  } else {
+  } else if (old != launched - 1u) {
     wgsi_spin sp = wgsi_spin_init();
     if (WGSI_SOME_WAIT(wgsi_ld_rlx(final_word) == 0u)) {
       while (wgsi_ld_rlx(final_word) == 0u) {
@@ -361,13 +371,11 @@ uint wgsi_poll_locked(uint s, uint group)
     }
     /* the close wait, outside the mutex; it also ends once the poll closed or a spin aborted */
     uint64_t wait = wgsi_cfg64(WGS_CFG_WAIT_LO), w0 = wgsi_timer();
-    uint enough = wgsi_cfg(WGS_CFG_ENOUGH), seen = id + 1u;
-    while (wgsi_since(w0) < wait) {
+    uint enough = wgsi_enough(gl_NumWorkGroups.x), seen = id + 1u;
+    while (seen < enough && wgsi_since(w0) < wait) {
       if (wgsi_ld_acq(s + WGS_W_CLOSED) != 0u || wgsi_ld_rlx(s + WGS_W_ABORT) != 0u)
         break;
       uint now = wgsi_ld_rlx(s + WGS_W_COUNT);
-      if (enough != 0u && now >= enough)
-        break;
       if (now != seen) {
         seen = now;
         w0 = wgsi_timer();
@@ -422,7 +430,7 @@ bool wgsi_discover(out wgs_env env, uint site)
         id = wgsi_ld_rlx(s + WGS_OFF_MAP(mg) + group);
       } else {
         id = mode != WGS_MODE_DISCOVER                    ? group
-             : wgsi_cfg(WGS_CFG_LOCK) == WGS_LOCK_KIND_FREE ? wgsi_poll(s, group, mg)
+             : wgsi_cfg(WGS_CFG_LOCK) == WGS_LOCK_KIND_FREE ? wgsi_poll(s, group, mg, launched)
                                                             : wgsi_poll_locked(s, group);
         wgsi_st_rlx(s + WGS_OFF_MAP(mg) + group, id);
         if (id != WGS_NOT_PARTICIPATING && wgsi_cfg(WGS_CFG_TIMED) != 0u)

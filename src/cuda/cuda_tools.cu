@@ -74,7 +74,10 @@ extern "C" int wgs_cuda_max_shared(int device, size_t *bytes)
   int optin = 0;
   CU(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
      "cudaDeviceGetAttribute(MaxSharedMemoryPerBlockOptin)");
-  *bytes = (size_t)optin;
+  /* what the tools' kernel can ask for beside its static shared memory (wgs_discover's) */
+  cudaFuncAttributes fa;
+  CU(cudaFuncGetAttributes(&fa, (const void *)wgs_cuda_micro_checked), "cudaFuncGetAttributes");
+  *bytes = (size_t)optin > fa.sharedSizeBytes ? (size_t)optin - fa.sharedSizeBytes : 0;
   return WGS_OK;
 }
 
