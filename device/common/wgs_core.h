@@ -500,8 +500,6 @@ WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned
 {
   wgs_word_ptr first = g + WGS_G_FIRST(mg) + group;
 #if WGS_HAS_GRIDID
-  /* (read once, here, beside the loads: the register's read is slow enough to show in the
-   * launch's time where it came later, before the count-in) */
   unsigned grid = wgs__gridid() + 1u;
   *grid_out = grid;
   wgs_word_ptr grid_word = g + WGS_G_GRID(mg) + group;
@@ -643,30 +641,23 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
   }
 #else
   wgs__group_barrier(); /* carries the representative's stores (and what it acquired) */
-  if (group < mg) {
+  if (group < mg)
     epoch = wgs__ld_rlx(&g[WGS_G_FIRST(mg) + group]);
-    wgs_word_ptr h = g + WGS_HALF(mg, epoch & 1u);
-    if (epochs) /* (a plain load: the word is from an earlier launch, and the group's work-items
-                 * share one line, which relaxed atomic loads would each fetch from L2) */
-      used = g[WGS_HALF(mg, (epoch & 1u) ^ 1u) + WGS_W_USED];
-    id = mode != WGS_MODE_DISCOVER ? group : wgs__ld_rlx(&h[WGS_OFF_MAP(mg) + group]);
-    /* A participant's representative acquired final, published it, closed the poll, or saw
-     * it closed under the mutex after every increment: the barrier carried that here. */
-    n = mode != WGS_MODE_DISCOVER || id == WGS_NOT_PARTICIPATING ? launched
-        : free_protocol                                          ? wgs__ld_rlx(&h[WGS_OFF_FINAL(mg)]) - 1u
-                                                                 : wgs__ld_rlx(&h[WGS_W_COUNT]);
-  }
 #endif
   wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
   if (seen_before == launched) /* (seen_before is 0 but in a counting-in representative) */
     wgs__advance_epoch(s, epoch);
   if (epochs) {
+    /* (a plain load: the word is from an earlier launch, and the group's work-items share one
+     * line, which relaxed atomic loads would each fetch from L2) */
+    if (!WGS_GROUP_SHARE && group < mg)
+      used = g[WGS_HALF(mg, (epoch & 1u) ^ 1u) + WGS_W_USED];
     /* Clear the other half for the next launch; every launched work-item takes a share. The
      * launch that used it has finished, and nothing in this launch reads it. Only what that
      * launch can have written: the lines, and its groups' words of each per-group array (a
-     * launch costs what it launches, not what the state could hold). A second call has used = 0:
-     * the lines are cleared again, harmlessly (nothing in this launch uses them). Groups past
-     * the state's capacity read no epoch, and take no share. */
+     * launch costs what it launches, not what the state could hold). A second call clears it
+     * again, or (used = 0) its lines only: harmless, nothing in this launch uses them. Groups
+     * past the state's capacity read no epoch, and take no share. */
     if (group < mg)
       wgs__clear_used(g + WGS_HALF(mg, (epoch & 1u) ^ 1u), mg, used, group * lsize + lid,
                       (launched < mg ? launched : mg) * lsize);
@@ -690,6 +681,14 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
     env->num_groups = launched;
     env->participating = launched <= mg;
   } else {
+    if (!WGS_GROUP_SHARE && group < mg) {
+      id = wgs__ld_rlx(&s[WGS_OFF_MAP(mg) + group]);
+      /* A participant's representative acquired final, published it, closed the poll, or saw
+       * it closed under the mutex after every increment: the barrier carried that here. */
+      n = id == WGS_NOT_PARTICIPATING ? 0u
+          : free_protocol             ? wgs__ld_rlx(&s[WGS_OFF_FINAL(mg)]) - 1u
+                                      : wgs__ld_rlx(&s[WGS_W_COUNT]);
+    }
     env->participating = group < mg && id != WGS_NOT_PARTICIPATING;
     env->group_id = env->participating ? id : 0u;
     env->num_groups = env->participating ? n : 0u;
