@@ -228,7 +228,9 @@ typedef struct {
                                the worker-thread count, i.e. the occupancy bound; CUDA: what the
                                occupancy API says for this kernel; other devices: off);
                                UINT32_MAX: off. Too high only means the full wait, too low
-                               closes early (fewer participants); safety is unaffected */
+                               closes early (fewer participants); safety is unaffected. The wait
+                               also ends once every launched group has polled, whatever this
+                               says: no more can come */
   int time_protocol;        /* 1: measure res.protocol_us on the device clock (each group stamps
                                its start and exit; 16 bytes per group are read back after the
                                kernel). 0 (default): skip, as a production launch should */
