@@ -42,7 +42,8 @@
 #                          (back to back, and the GPU alone from a CUDA graph) and Table 4 on
 #                          CUDA, this tree and BASE_TAR's alternately, same call (STAGES="launch
 #                          t4": which; CMAKE_EXTRA: more configure options, e.g. the
-#                          architectures; VARIANT_FLAGS: "var", this tree with those CUDA flags)
+#                          architectures; VARIANT_FLAGS: "var", this tree with those CUDA flags;
+#                          T4_TREES: whose Table 4, default "base new")
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
