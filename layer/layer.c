@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <CL/cl_layer.h>
+#include "layer_internal.h" /* (first: it names the OpenCL version the headers target) */
 
-#include "layer_internal.h"
+#include <CL/cl_layer.h>
 
 const struct _cl_icd_dispatch *wgs__layer_next;
 _Thread_local int wgs__layer_inside;
