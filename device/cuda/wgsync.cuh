@@ -129,17 +129,13 @@ typedef unsigned long long wgs__u64;
 /* wgs_discover hands its answer to the block through 16 bytes of static shared memory in every
  * kernel that calls it: no global load after its __syncthreads (a kernel that asks for the
  * most dynamic shared memory subtracts its static size, as for any kernel with static shared
- * memory; -DWGS_GROUP_SHARE=0 reads the state's words instead, as OpenCL does). */
-#ifndef WGS_GROUP_SHARE
+ * memory). */
 #define WGS_GROUP_SHARE 1
-#endif
-#if WGS_GROUP_SHARE
 WGS_DEV unsigned *wgs__group_share()
 {
   __shared__ unsigned words[4];
   return words;
 }
-#endif
 #define wgs__f2u(f) __float_as_uint(f)
 #define wgs__u2f(u) __uint_as_float(u)
 /* The grid reductions' work-group step (device/common/wgs_core.h, "grid reductions"): a tree of
