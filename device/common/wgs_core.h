@@ -559,6 +559,21 @@ WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned used, unsigned
    * when its entries of this launch differ, and each entry writes it first) */
 }
 
+/* A group's discovery answer as the launch's half holds it once the representative's poll is
+ * done: its id (the map entry) and, for a participant, the participant count in *n. The
+ * representative acquired final, published it, closed the poll, or saw it closed under the
+ * mutex after every increment, so these loads, after it or after a work-group barrier that
+ * follows it, see the final count. */
+WGS_FN unsigned wgs__recorded_answer(wgs_word_ptr s, unsigned mg, unsigned group, unsigned free_protocol,
+                                     unsigned *n)
+{
+  unsigned id = wgs__ld_rlx(&s[WGS_OFF_MAP(mg) + group]);
+  *n = id == WGS_NOT_PARTICIPATING ? 0u
+       : free_protocol             ? wgs__ld_rlx(&s[WGS_OFF_FINAL(mg)]) - 1u
+                                   : wgs__ld_rlx(&s[WGS_W_COUNT]);
+  return id;
+}
+
 /*
  * wgs_discover: first thing in the kernel, from every work-item of every group, outside any
  * condition; 1-D launches. Fills *env and returns 1 when this group participates, 0 when it
@@ -616,12 +631,12 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
         wgs__record_call(g, mg, group, epoch, grid);
       if (mode == WGS_MODE_DISCOVER)
         wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group], id);
-    } else { /* a second call answers as the first did (its map entry; nothing to clear) */
-      wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
-      id = mode != WGS_MODE_DISCOVER ? group : wgs__ld_rlx(&s[WGS_OFF_MAP(mg) + group]);
-      n = mode != WGS_MODE_DISCOVER ? launched
-          : free_protocol           ? wgs__ld_rlx(&s[WGS_OFF_FINAL(mg)]) - 1u
-                                    : wgs__ld_rlx(&s[WGS_W_COUNT]);
+    } else if (WGS_GROUP_SHARE) { /* a second call answers as the first did (nothing to clear;
+                                     * without group-shared words the group reads it below) */
+      id = group;
+      n = launched;
+      if (mode == WGS_MODE_DISCOVER)
+        id = wgs__recorded_answer(g + WGS_HALF(mg, epoch & 1u), mg, group, free_protocol, &n);
     }
   }
 #if WGS_GROUP_SHARE
@@ -681,14 +696,9 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
     env->num_groups = launched;
     env->participating = launched <= mg;
   } else {
-    if (!WGS_GROUP_SHARE && group < mg) {
-      id = wgs__ld_rlx(&s[WGS_OFF_MAP(mg) + group]);
-      /* A participant's representative acquired final, published it, closed the poll, or saw
-       * it closed under the mutex after every increment: the barrier carried that here. */
-      n = id == WGS_NOT_PARTICIPATING ? 0u
-          : free_protocol             ? wgs__ld_rlx(&s[WGS_OFF_FINAL(mg)]) - 1u
-                                      : wgs__ld_rlx(&s[WGS_W_COUNT]);
-    }
+    /* (the representative's map entry and count, which the barrier carried here) */
+    if (!WGS_GROUP_SHARE && group < mg)
+      id = wgs__recorded_answer(s, mg, group, free_protocol, &n);
     env->participating = group < mg && id != WGS_NOT_PARTICIPATING;
     env->group_id = env->participating ? id : 0u;
     env->num_groups = env->participating ? n : 0u;
