@@ -18,7 +18,9 @@
  *                             device-scope atomics with the named ordering (the layer's comments
  *                             say how each is made on its platform)
  *   WGS_HAS_TIMER, wgs__timer_ns()   a nanosecond clock, or 0 (then spins count iterations)
- *   WGS_HAS_GRIDID, wgs__gridid()    a number that tells launches apart (CUDA's %gridid), or 0
+ *   WGS_HAS_GRIDID, wgs__gridid()    a number that tells launches apart (CUDA's %gridid), or 0;
+ *                             where 1, also wgs__ld_rlx64(p) and wgs__st_rlx64(p, v): relaxed
+ *                             device-scope 64-bit accesses of an aligned pair of state words
  *   wgs__mirror_put(s, word, v)      the host-mapped copy of a result word, where there is one
  *   wgs__group_index() wgs__group_count() wgs__local_index() wgs__local_count()   1-D ids
  *   wgs__group_barrier()      a work-group barrier that orders global memory (OpenCL's barrier
@@ -294,12 +296,21 @@ WGS_FN void wgs__stamp(wgs_word_ptr s, unsigned mg, unsigned group, wgs__u64 t0)
   t[3] = (unsigned)(t1 >> 32);
 }
 
-/* The last group of a launch to count itself in (all have read the epoch: each read precedes
- * its acq_rel count-in, and this group's RMW read the last of them) moves the epoch on. The
- * next launch, ordered after this one by its stream or queue, reads it. */
-WGS_FN void wgs__advance_epoch(wgs_word_ptr s, unsigned epoch)
+/* The epoch moved on for the next launch, which its stream or queue orders after this one
+ * (wgs_layout.h, "Launch epochs"). Where the device names its launches, group 0 stores it with
+ * this launch's name (grid), the pair in one store, so that a group of this launch reading it
+ * later still knows its own epoch; elsewhere the last group to count itself in stores it (all
+ * have read the epoch: each read precedes its acq_rel count-in, and that group's RMW read the
+ * last of them). */
+WGS_FN void wgs__advance_epoch(wgs_word_ptr s, unsigned epoch, unsigned grid)
 {
-  wgs__st_rlx(&wgs__glob(s)[WGS_G_CTRL + WGS_CTRL_EPOCH], epoch + 1u);
+  wgs_word_ptr ctrl = wgs__glob(s) + WGS_G_CTRL;
+#if WGS_HAS_GRIDID
+  wgs__st_rlx64(&ctrl[WGS_CTRL_EPOCH], (wgs__u64)grid << 32 | (epoch + 1u));
+#else
+  (void)grid;
+  wgs__st_rlx(&ctrl[WGS_CTRL_EPOCH], epoch + 1u);
+#endif
   wgs__mirror_put(s, WGS_MIRROR_EPOCH, epoch + 1u);
 }
 /* The launch's result for the host: its epoch and participant count (control line). */
@@ -436,10 +447,12 @@ WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsi
 {
   wgs_word_ptr final_word = s + WGS_OFF_FINAL(mg);
   wgs__u64 t0 = wgs__timer_ns();
-  /* acq_rel: the add also counts this group in for the launch epoch (wgs__discover). */
-  unsigned old = wgs__add_acqrel(&s[WGS_W_COUNT], 1u);
-  if (epochs && (old & ~WGS_COUNT_CLOSED) == launched - 1u)
-    wgs__advance_epoch(s, epoch);
+  /* Without launch names the add also counts this group in for the launch epoch
+   * (wgs__discover), which needs acq_rel; with them it is relaxed: the participants learn the
+   * count from final, acquired below, and nothing else is read through the count. */
+  unsigned old = WGS_HAS_GRIDID ? wgs__add_rlx(&s[WGS_W_COUNT], 1u) : wgs__add_acqrel(&s[WGS_W_COUNT], 1u);
+  if (!WGS_HAS_GRIDID && epochs && (old & ~WGS_COUNT_CLOSED) == launched - 1u)
+    wgs__advance_epoch(s, epoch, 0u);
   if (old & WGS_COUNT_CLOSED)
     return WGS_NOT_PARTICIPATING;
   unsigned n = launched;
@@ -495,25 +508,30 @@ WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
  * epoch has not moved on (once every group has counted itself in, a second call is undefined).
  * Returns 1 for a first call, with the launch epoch in *epoch and its name in *grid_out
  * (wgs__record_call records them); 0 for a second, with the first call's epoch there. */
-WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned site, unsigned *epoch,
-                           unsigned *grid_out)
+WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned site, unsigned epochs,
+                           unsigned *epoch, unsigned *grid_out)
 {
-  wgs_word_ptr first = g + WGS_G_FIRST(mg) + group;
 #if WGS_HAS_GRIDID
   unsigned grid = wgs__gridid() + 1u;
   *grid_out = grid;
-  wgs_word_ptr grid_word = g + WGS_G_GRID(mg) + group;
-  /* the epoch read beside the grid word, not after it: one round trip to L2 at the kernel's
-   * start instead of two (it is not used when this is a second call) */
-  unsigned seen = wgs__ld_rlx(grid_word), now = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
+  /* the group's grid word and the epoch's pair read together, neither address depending on a
+   * load: one round trip to L2 at the kernel's start (the pair is not used by a second call) */
+  unsigned seen = wgs__ld_rlx(g + WGS_G_GRID(group));
+  wgs__u64 pair = wgs__ld_rlx64(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
   if (seen == grid) {
-    *epoch = wgs__ld_rlx(first);
+    *epoch = wgs__ld_rlx(g + WGS_G_FIRST(group));
     wgs__report_misuse(g + WGS_HALF(mg, *epoch & 1u), WGS_MISUSE_DISCOVER_TWICE, site, 0u, 0u);
     return 0;
   }
-  *epoch = now;
+  /* The pair names the launch that stored it (wgs_layout.h, "Launch epochs"). Another launch's
+   * name: that launch has finished (launches on one state are ordered), this one is number e,
+   * and group 0 has not stored yet. This launch's name: group 0 stored e = this launch's number
+   * + 1. Both readings give one number, whichever a group makes. */
+  unsigned e = (unsigned)pair;
+  *epoch = epochs && (unsigned)(pair >> 32) == grid ? e - 1u : e;
   return 1;
 #else
+  (void)epochs;
   *grid_out = 0u;
   *epoch = wgs__ld_rlx(&g[WGS_G_CTRL + WGS_CTRL_EPOCH]);
   wgs_word_ptr s = g + WGS_HALF(mg, *epoch & 1u);
@@ -526,12 +544,11 @@ WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned
 }
 /* A first call recorded: its epoch, and where the device names launches, the launch. Stored
  * after the count-in, whose release would otherwise wait for these stores to complete. */
-WGS_FN void wgs__record_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned epoch,
-                             unsigned grid)
+WGS_FN void wgs__record_call(wgs_word_ptr g, unsigned group, unsigned epoch, unsigned grid)
 {
-  wgs__st_rlx(g + WGS_G_FIRST(mg) + group, epoch);
+  wgs__st_rlx(g + WGS_G_FIRST(group), epoch);
   if (WGS_HAS_GRIDID)
-    wgs__st_rlx(g + WGS_G_GRID(mg) + group, grid);
+    wgs__st_rlx(g + WGS_G_GRID(group), grid);
 }
 
 /* Zeroes words [from, from + n) of a half, the work shared as w = first, first + stride, ... */
@@ -541,7 +558,7 @@ WGS_FN void wgs__zero(wgs_word_ptr h, unsigned from, unsigned n, unsigned first,
     h[from + w] = 0u;
 }
 /* A used half made clean again: its lines after line 0, and of each per-group array the words
- * of the `used` groups its launch had (its WGS_W_USED word; wgs_layout.h lists the arrays and
+ * of the `used` groups its launch had (its WGS_CTRL_USED word; wgs_layout.h lists the arrays and
  * their widths). */
 WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned used, unsigned first, unsigned stride)
 {
@@ -581,14 +598,15 @@ WGS_FN unsigned wgs__recorded_answer(wgs_word_ptr s, unsigned mg, unsigned group
  * launched group participates with its native ids (the unsafe search of §5.1, and the
  * hard-coded occupancy of §5.3).
  *
- * The representative reads the launch epoch (wgs_layout.h) before its acq_rel count-in, and the
- * rest of its group reads it from the representative after the work-group barrier: so every
- * read of the epoch precedes some count-in, and hence the next epoch's store. The answer (the
- * epoch, the id, the participant count, how many groups the other half's launch used) reaches
- * the group through the device's group-shared words where the layer has them (WGS_GROUP_SHARE:
- * no load after the barrier; the representative's loads at the start are then independent, one
- * round trip, and what it stores comes after the count-in, whose release then waits for no
- * store), else through the state's words for the group, which every work-item reads after it.
+ * The representative reads the launch epoch (wgs_layout.h, "Launch epochs"), and the rest of
+ * its group has it from the representative after the work-group barrier. Where the device names
+ * launches, the epoch's pair says which number this launch is whenever it is read, and group 0
+ * moves it on: nothing is counted. Elsewhere each representative's read precedes its acq_rel
+ * count-in, and hence the next epoch's store. The answer (the epoch, the id, the participant
+ * count, how many groups the other half's launch used) reaches the group through the device's
+ * group-shared words where the layer has them (WGS_GROUP_SHARE: no load after the barrier; the
+ * representative's loads at the start, none at an address read before it, are one round trip),
+ * else through the state's words for the group, which every work-item reads after it.
  */
 WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site)
 {
@@ -605,16 +623,20 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
   if (lid == 0u && group < mg) {
     /* Both halves' used counts, read beside the epoch: the other half's is what this launch
      * clears (its launch has finished; the current half's, read too, is dropped). */
-    unsigned used0 = WGS_GROUP_SHARE && epochs ? wgs__ld_rlx(&g[WGS_HALF(mg, 0u) + WGS_W_USED]) : 0u;
-    unsigned used1 = WGS_GROUP_SHARE && epochs ? wgs__ld_rlx(&g[WGS_HALF(mg, 1u) + WGS_W_USED]) : 0u;
-    if (wgs__first_call(g, mg, group, site, &epoch, &grid)) {
+    wgs_word_ptr used_words = g + WGS_G_CTRL + WGS_CTRL_USED;
+    unsigned used0 = WGS_GROUP_SHARE && epochs ? wgs__ld_rlx(&used_words[0]) : 0u;
+    unsigned used1 = WGS_GROUP_SHARE && epochs ? wgs__ld_rlx(&used_words[1]) : 0u;
+    if (wgs__first_call(g, mg, group, site, epochs, &epoch, &grid)) {
       wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
+      if (WGS_HAS_GRIDID && epochs && group == 0u) /* no count-in: group 0 names the launch */
+        wgs__advance_epoch(s, epoch, grid);
       if (!WGS_GROUP_SHARE) /* the group reads the epoch there after the barrier */
-        wgs__record_call(g, mg, group, epoch, grid);
+        wgs__record_call(g, group, epoch, grid);
       used = epochs ? (epoch & 1u ? used0 : used1) : 0u;
-      /* Counting in (the lock-free poll's add counts in itself). Its result is looked at only
-       * after the work-group barrier below, so the add's round trip overlaps the barrier. */
-      if (epochs && !free_poll)
+      /* Counting in, where the device does not name launches (the lock-free poll's add counts
+       * in itself). Its result is looked at only after the work-group barrier below, so the
+       * add's round trip overlaps the barrier. */
+      if (!WGS_HAS_GRIDID && epochs && !free_poll)
         seen_before = wgs__add_acqrel(&s[WGS_W_SEEN], 1u) + 1u;
       if (mode != WGS_MODE_DISCOVER) {
         id = group;
@@ -628,7 +650,7 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
         n = wgs__ld_rlx(&s[WGS_W_COUNT]);
       }
       if (WGS_GROUP_SHARE)
-        wgs__record_call(g, mg, group, epoch, grid);
+        wgs__record_call(g, group, epoch, grid);
       if (mode == WGS_MODE_DISCOVER)
         wgs__st_rlx(&s[WGS_OFF_MAP(mg) + group], id);
     } else if (WGS_GROUP_SHARE) { /* a second call answers as the first did (nothing to clear;
@@ -657,16 +679,16 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
 #else
   wgs__group_barrier(); /* carries the representative's stores (and what it acquired) */
   if (group < mg)
-    epoch = wgs__ld_rlx(&g[WGS_G_FIRST(mg) + group]);
+    epoch = wgs__ld_rlx(&g[WGS_G_FIRST(group)]);
 #endif
   wgs_word_ptr s = g + WGS_HALF(mg, epoch & 1u);
   if (seen_before == launched) /* (seen_before is 0 but in a counting-in representative) */
-    wgs__advance_epoch(s, epoch);
+    wgs__advance_epoch(s, epoch, 0u);
   if (epochs) {
     /* (a plain load: the word is from an earlier launch, and the group's work-items share one
      * line, which relaxed atomic loads would each fetch from L2) */
     if (!WGS_GROUP_SHARE && group < mg)
-      used = g[WGS_HALF(mg, (epoch & 1u) ^ 1u) + WGS_W_USED];
+      used = g[WGS_G_CTRL + WGS_CTRL_USED + ((epoch & 1u) ^ 1u)];
     /* Clear the other half for the next launch; every launched work-item takes a share. The
      * launch that used it has finished, and nothing in this launch reads it. Only what that
      * launch can have written: the lines, and its groups' words of each per-group array (a
@@ -677,7 +699,7 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
       wgs__clear_used(g + WGS_HALF(mg, (epoch & 1u) ^ 1u), mg, used, group * lsize + lid,
                       (launched < mg ? launched : mg) * lsize);
     if (group == 0u && lid == 0u) /* read by the launch after next, ordered after this one */
-      wgs__st_rlx(&s[WGS_W_USED], launched < mg ? launched : mg);
+      wgs__st_rlx(&g[WGS_G_CTRL + WGS_CTRL_USED + (epoch & 1u)], launched < mg ? launched : mg);
   }
   env->s = s;
   env->max_groups = mg;

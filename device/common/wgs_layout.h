@@ -5,14 +5,22 @@
  * globals). Its base holds what outlives a launch (control, config, the sticky error report);
  * then come two halves with everything one launch uses.
  *
- * Launch epochs (layout 3): a launch needs no host-side reset. Launch number E (the control
- * word WGS_CTRL_EPOCH) runs in half E & 1, which the launch before it cleared; its groups clear
- * the other half, used by launch E - 1, which has finished (launches on one state are ordered:
- * one stream or queue). Once every launched group has read E (each counts itself in with an
- * acq_rel RMW after reading it), the last one stores E + 1. So a launch is one kernel launch,
- * also when it is captured in a CUDA graph and replayed. Where the host resets the state
- * instead (WGS_CFG_EPOCHS = 0: OpenCL checked programs, which keep the checks that need a
- * launch-wide reset), E stays 0 and the kernel clears nothing.
+ * Launch epochs: a launch needs no host-side reset. Launch number E (the control word
+ * WGS_CTRL_EPOCH as the launch finds it: the launches before it) runs in half E & 1, which the launch before it
+ * cleared; its groups clear the other half, used by launch E - 1, which has finished (launches
+ * on one state are ordered: one stream or queue). The epoch moves on once per launch, after
+ * every group has read it, in one of two ways:
+ *  - where the device names its launches (CUDA's %gridid, WGS_HAS_GRIDID), the control word
+ *    beside the epoch (WGS_CTRL_OWNER) names the launch that moved it there: a group that reads
+ *    another launch's name in the pair knows that launch has finished, so its own launch is
+ *    number E, and group 0 stores (E + 1, its launch) in one 64-bit store; a group that reads its
+ *    own launch's name is in launch E - 1. Either reading gives the same number, so no group
+ *    counts itself in and the launch's start has no read-modify-write on one word.
+ *  - elsewhere (OpenCL C has no launch id) every launched group counts itself in with an acq_rel
+ *    RMW after reading E, and the last one stores E + 1.
+ * So a launch is one kernel launch, also when it is captured in a CUDA graph and replayed. Where
+ * the host resets the state instead (WGS_CFG_EPOCHS = 0: OpenCL checked programs, which keep
+ * the checks that need a launch-wide reset), E stays 0 and the kernel clears nothing.
  *
  * Every word that several work-groups hammer (lock words, poll, count, abort) sits on its own
  * 128-byte line so that contention on one does not slow the others.
@@ -20,7 +28,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 8u
+#define WGS_LAYOUT_VERSION 9u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -42,23 +50,28 @@
 #define WGS_G_ERROR (2u * WGS_LINE_WORDS)  /* checked builds: first error report since the host
                                               last read it (sticky across launches) */
 #define WGS_G_LINES 3u
-/* Control words (offsets from WGS_G_CTRL). */
-#define WGS_CTRL_EPOCH 0u        /* launches that completed discovery's entry (see above) */
-#define WGS_CTRL_RESULT_EPOCH 1u /* epoch of the launch the next word describes */
-#define WGS_CTRL_PARTICIPANTS 2u /* participants of that launch (written when known) */
-/* Per-group words that outlive a launch (offsets from the base), for a capacity of g groups:
- * CUDA tells a second wgs_discover call in a group from a first call of the next launch by the
- * launch's %gridid, and finds the first call's answer through its epoch. */
-#define WGS_G_FIRST(g) (WGS_G_LINES * WGS_LINE_WORDS)      /* epoch of the group's last call */
-#define WGS_G_GRID(g) (WGS_G_LINES * WGS_LINE_WORDS + (g)) /* its launch's %gridid + 1 */
+/* Control words (offsets from WGS_G_CTRL). A launch's first loads (the config line, these
+ * words, the group's own word below) depend on nothing read before them: one round trip. */
+#define WGS_CTRL_EPOCH 0u        /* launches so far (see above); with the next word, one
+                                    aligned 64-bit pair (epoch in the low half) */
+#define WGS_CTRL_OWNER 1u        /* %gridid + 1 of the launch that stored the epoch (CUDA) */
+#define WGS_CTRL_RESULT_EPOCH 2u /* epoch of the launch the next word describes */
+#define WGS_CTRL_PARTICIPANTS 3u /* participants of that launch (written when known) */
+#define WGS_CTRL_USED 4u         /* words 4 and 5: the groups whose per-group words half 0's
+                                    (half 1's) last launch may have written (launch epochs: the
+                                    launch after it clears only those) */
+/* Per-group words that outlive a launch (offsets from the base), two per group, at offsets that
+ * need no capacity: CUDA tells a second wgs_discover call in a group from a first call of the
+ * next launch by the launch's %gridid, and finds the first call's answer through its epoch. */
+#define WGS_G_FIRST(group) (WGS_G_LINES * WGS_LINE_WORDS + 2u * (group))      /* epoch of the
+                                                                               group's last call */
+#define WGS_G_GRID(group) (WGS_G_LINES * WGS_LINE_WORDS + 2u * (group) + 1u) /* its launch's
+                                                                               %gridid + 1 */
 #define WGS_ROUND_LINE(w) (((w) + WGS_LINE_WORDS - 1u) / WGS_LINE_WORDS * WGS_LINE_WORDS)
 #define WGS_G_WORDS(g) WGS_ROUND_LINE(WGS_G_LINES * WGS_LINE_WORDS + 2u * (g))
 
 /* Half lines (word offsets from the start of a half). Line 0 is never cleared. */
 #define WGS_W_BACK 0u                            /* words from the state's base to this half */
-#define WGS_W_USED 1u                            /* groups whose per-group words the half's last
-                                                    launch may have written (launch epochs: the
-                                                    launch after it clears only those) */
 #define WGS_W_TICKET_NEXT (1u * WGS_LINE_WORDS)  /* ticket lock: next ticket to hand out */
 #define WGS_W_TICKET_SERVE (2u * WGS_LINE_WORDS) /* ticket lock: ticket now served */
 #define WGS_W_SPIN (3u * WGS_LINE_WORDS)         /* spin lock: 0 unlocked, 1 locked */

@@ -43,6 +43,18 @@ WGS_DEV unsigned wgs__ld_rlx(const unsigned *p)
   asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
   return v;
 }
+/* The launch epoch's pair (wgs_layout.h): an aligned 64-bit access is single-copy atomic, so a
+ * reader sees the epoch and the name of the launch that stored it together. */
+WGS_DEV unsigned long long wgs__ld_rlx64(const unsigned *p)
+{
+  unsigned long long v;
+  asm volatile("ld.relaxed.gpu.global.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+  return v;
+}
+WGS_DEV void wgs__st_rlx64(unsigned *p, unsigned long long v)
+{
+  asm volatile("st.relaxed.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 WGS_DEV void wgs__st_rel(unsigned *p, unsigned v)
 {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
