@@ -4,15 +4,17 @@
  * what the launch epoch and discovery cost over a cooperative launch can be taken apart:
  *  - empty: the floor;
  *  - count-in, one word: every group's representative an acq_rel add on one word, the last
- *    (its add's result) storing the next epoch: the launch epoch's count-in as shipped
- *    (device/common/wgs_core.h, wgs__discover);
+ *    (its add's result) storing the next epoch: the launch epoch's count-in where the device
+ *    has no launch name (the OpenCL library; CUDA's before it named launches by %gridid,
+ *    device/common/wgs_layout.h "Launch epochs");
  *  - count-in, release adds nobody waits for (red): the same adds without the round trip;
  *  - count-in, 32 shards then one word: each group adds on its shard's line, the last of a
  *    shard adds on the top word, the last there stores the epoch (a design to measure);
  *  - clear: the other half's clearing, its words spread over every work-item (as clear_used);
- *  - config reads: the representative's reads of the config line and its group's word, a
- *    write back (as wgs__first_call);
- *  - all three as shipped (one-word count-in, clear, config reads) in one kernel;
+ *  - config reads: the representative's volatile loads of the config line, one after another,
+ *    then of its group's word, a write back: a chain of round trips, which wgs_discover's
+ *    first loads avoid (none depends on another);
+ *  - all three (one-word count-in, clear, config reads) in one kernel;
  *  - the wgsync kernel itself (wgs_discover, 0 or 1 grid barrier), fixed groups or discovery,
  *    launched raw on the state a wgsync launch configured; and the cooperative kernel.
  * Each twice: launched back to back from the host (bounded by the host's launch rate), and
@@ -164,12 +166,12 @@ int main(int argc, char **argv)
    * discovery; 3, 4 the cooperative kernel with 0 or 1 grid.sync() */
   struct { const char *what; void (*k)(unsigned *, unsigned *, unsigned); int mode; } cases[] = {
       {"empty kernel", k_empty, 0},
-      {"count-in: acq_rel add on one word (as shipped)", k_countin_one, 0},
+      {"count-in: acq_rel add on one word (OpenCL's)", k_countin_one, 0},
       {"count-in: release adds, no result waited for", k_countin_red, 0},
       {"count-in: 32 shards, then one word", k_countin_sharded, 0},
-      {"clear of the other half (as shipped)", k_clear, 0},
-      {"config reads and the group's word (as shipped)", k_config, 0},
-      {"count-in + config + clear (as shipped)", k_shipped, 0},
+      {"clear of the other half", k_clear, 0},
+      {"config reads and the group's word, one after another", k_config, 0},
+      {"count-in + config + clear", k_shipped, 0},
       {"wgsync kernel, fixed groups, no barrier", wgs_zero, 1},
       {"wgsync kernel, fixed groups + one barrier", wgs_one, 1},
       {"wgsync kernel, discovery, no barrier", wgs_zero, 2},
