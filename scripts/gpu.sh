@@ -44,6 +44,9 @@
 #                          t4": which; CMAKE_EXTRA: more configure options, e.g. the
 #                          architectures; VARIANT_FLAGS: "var", this tree with those CUDA flags;
 #                          T4_TREES: whose Table 4, default "base new")
+#   scripts/gpu.sh skew    build + grid barriers under skewed arrivals (wgsync-bench-skew), then Table
+#                          4's mis and colour on CUDA under the barrier's shapes (SKEW_SETS, SKEW_APPS,
+#                          SKEW_ROUNDS), the sets alternating
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
@@ -288,6 +291,23 @@ if [ "$mode" = perf ]; then   # issue "performance": before (BASE_TAR) and after
       W=${t#*:}/cli/wgsync RUNS=${RUNS:-5} t4 "cuda-${t%%:*}" -n cuda
     done
   fi
+  stamp done
+  exit 0
+fi
+
+if [ "$mode" = skew ]; then   # grid barriers under skewed arrivals; mis and colour under shapes
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  stamp "skew bench"
+  timeout ${SKEW_LIMIT:-240} build-gpu/bench/wgsync-bench-skew "$R/skew" > "$R/skew.log" 2>&1 || echo "SKEW BENCH FAILED"
+  cat "$R/skew.log"; pack
+  # SKEW_SETS="name:tuning ..." (the tuning's spaces as +): Table 4's SKEW_APPS on CUDA with the
+  # measurement CLI under each, the sets alternating, SKEW_ROUNDS times
+  for round in $(seq 1 ${SKEW_ROUNDS:-2}); do
+    for spec in ${SKEW_SETS:-default: one-a1:shards=0+atom_min=1}; do
+      (export WGSYNC_TUNING="${spec#*:}"; WGSYNC_TUNING=${WGSYNC_TUNING//+/ }; export ONLY="${SKEW_APPS:-mis color}"
+       W=$WT t4 "cuda-${spec%%:*}-$round" -n cuda)
+    done
+  done
   stamp done
   exit 0
 fi
