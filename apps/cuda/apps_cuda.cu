@@ -111,12 +111,15 @@ __global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned
 #ifndef APP__HOOK_TRIP_END /* after each trip of mis and colour's persistent loops: nothing */
 #define APP__HOOK_TRIP_END(p) ((void)0)
 #endif
+#ifndef APP__HOOK_NATIVE_IDS /* the work's ids: the participating groups' (1: the launch's own) */
+#define APP__HOOK_NATIVE_IDS 0
+#endif
 struct WgsPolicy { /* wgsync: discovery, participating-group ids, wgsync's grid barrier */
   wgs_env env;
   __device__ void spill() { APP__HOOK_SPILL_ENV(env); }
   __device__ bool begin(unsigned *state) { return wgs_discover(state, &env); }
-  __device__ size_t id() const { return wgs_get_global_id(&env); }
-  __device__ size_t size() const { return wgs_get_global_size(&env); }
+  __device__ size_t id() const { return APP__HOOK_NATIVE_IDS ? ID0 : wgs_get_global_id(&env); }
+  __device__ size_t size() const { return APP__HOOK_NATIVE_IDS ? STRIDE0 : wgs_get_global_size(&env); }
   __device__ void sync()
   {
     spill();

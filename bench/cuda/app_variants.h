@@ -15,6 +15,12 @@
  *                        for itself: colour on the grid unchanged (0.170 against 0.172 ms), lost
  *                        overall (1.74x the host loop against 1.81x; sssp on rmat:16 0.73 to
  *                        0.87 ms), run-9.
+ *   APP_NATIVE_IDS=1     the persistent kernels' work split by the launch's own ids (blockIdx,
+ *                        gridDim) instead of the environment's: whether keeping the
+ *                        environment's ids across the steps costs the step code (the compiler
+ *                        rematerialises the native ones from special registers). Correct only
+ *                        where every launched group takes part (fixed groups; discovery that
+ *                        found them all), which the apps' CPU check would catch.
  */
 #ifndef APP_VARIANTS_H
 #define APP_VARIANTS_H
@@ -29,6 +35,9 @@
 #endif
 #ifdef APP_LB_MIN_BLOCKS
 #define APP__LB_MIN_BLOCKS APP_LB_MIN_BLOCKS
+#endif
+#if defined(APP_NATIVE_IDS) && APP_NATIVE_IDS
+#define APP__HOOK_NATIVE_IDS 1
 #endif
 #if defined(APP_STEP_CALL) && APP_STEP_CALL && defined(__CUDACC__)
 #define APP__HOOK_STEP_FN static __device__ __noinline__
