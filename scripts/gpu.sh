@@ -44,9 +44,10 @@
 #                          t4": which; CMAKE_EXTRA: more configure options, e.g. the
 #                          architectures; VARIANT_FLAGS: "var", this tree with those CUDA flags;
 #                          T4_TREES: whose Table 4, default "base new")
-#   scripts/gpu.sh skew    build + grid barriers under skewed arrivals (wgsync-bench-skew), then Table
-#                          4's mis and colour on CUDA under the barrier's shapes (SKEW_SETS, SKEW_APPS,
-#                          SKEW_ROUNDS), the sets alternating
+#   scripts/gpu.sh skew    build + grid barriers under skewed arrivals (wgsync-bench-skew; SKEW_BENCHES:
+#                          which programs, SKEW_LITMUS: litmus builds first), then Table 4's mis and
+#                          colour on CUDA under the barrier's shapes (SKEW_SETS, "" for none;
+#                          SKEW_APPS, SKEW_ROUNDS), the sets alternating
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
@@ -297,13 +298,23 @@ fi
 
 if [ "$mode" = skew ]; then   # grid barriers under skewed arrivals; mis and colour under shapes
   R=$(mktemp -d)/results; mkdir -p "$R"
-  stamp "skew bench"
-  timeout ${SKEW_LIMIT:-240} build-gpu/bench/wgsync-bench-skew "$R/skew" > "$R/skew.log" 2>&1 || echo "SKEW BENCH FAILED"
-  cat "$R/skew.log"; pack
+  # SKEW_BENCHES: the programs, each into its own folder (e.g. a design's build beside the
+  # shipped one, and wgsync-bench-shards[-vN] for the same shapes back to back); SKEW_LITMUS: the
+  # litmus builds to run first (a design that changes an ordering must pass them)
+  for b in ${SKEW_LITMUS:-}; do
+    stamp "$b"
+    timeout 200 build-gpu/bench/$b "$R/$b" "${ROUNDS_LITMUS:-4000}" > "$R/$b.log" 2>&1 || echo "$b FAILED"
+    grep -iE "violat|design|crossings" "$R/$b.log" | tail -12; pack
+  done
+  for b in ${SKEW_BENCHES:-wgsync-bench-skew}; do
+    stamp "$b"
+    timeout ${SKEW_LIMIT:-240} build-gpu/bench/$b "$R/$b" > "$R/$b.log" 2>&1 || echo "$b FAILED"
+    grep -E "1056x256|design" "$R/$b.log"; pack
+  done
   # SKEW_SETS="name:tuning ..." (the tuning's spaces as +): Table 4's SKEW_APPS on CUDA with the
   # measurement CLI under each, the sets alternating, SKEW_ROUNDS times
   for round in $(seq 1 ${SKEW_ROUNDS:-2}); do
-    for spec in ${SKEW_SETS:-default: one-a1:shards=0+atom_min=1}; do
+    for spec in ${SKEW_SETS-default: one-a1:shards=0+atom_min=1}; do
       (export WGSYNC_TUNING="${spec#*:}"; WGSYNC_TUNING=${WGSYNC_TUNING//+/ }; export ONLY="${SKEW_APPS:-mis color}"
        W=$WT t4 "cuda-${spec%%:*}-$round" -n cuda)
     done

@@ -150,10 +150,10 @@ int main(int argc, char **argv)
   char name[64];
   snprintf(name, sizeof name, "litmus-m%d.csv", WGS_MUTATE);
   FILE *f = results_file(tool, argv[1], name);
-  printf("# %s, %s, %s, %s; %d registers (MP8: %d); %u rounds per launch\n", date, in.name,
-         in.driver_version, variant, fa.numRegs, fa8.numRegs, rounds);
-  fprintf(f, "# %s, %s, %s, %s; %d registers (MP8: %d); %u rounds per launch\n", date, in.name,
-          in.driver_version, variant, fa.numRegs, fa8.numRegs, rounds);
+  printf("# %s, %s, %s, %s; counter design %d; %d registers (MP8: %d); %u rounds per launch\n", date, in.name,
+         in.driver_version, variant, WGS_COUNTER_VARIANT, fa.numRegs, fa8.numRegs, rounds);
+  fprintf(f, "# %s, %s, %s, %s; counter design %d; %d registers (MP8: %d); %u rounds per launch\n", date, in.name,
+          in.driver_version, variant, WGS_COUNTER_VARIANT, fa.numRegs, fa8.numRegs, rounds);
   fprintf(f, "variant,design,shape,launched,participants,threads,rounds,crossings,violations,"
              "first_violation_round,ms\n");
 

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "bench_util.h"
+#include "bench_variants.h" /* before the device library: its hooks */
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 #include "tuning.h"
@@ -145,11 +146,11 @@ int main(int argc, char **argv)
   }
   const char *forms[] = {"grid.sync()", "default", "0/a1", "0/a0", "32,32,1"};
   const unsigned NF = sizeof forms / sizeof *forms, R = 7;
-  printf("wgsync grid barriers under skewed arrivals  %s\ndevice %s, %s; SM clock %.0f cycles/us\n",
-         date, in.name, in.driver_version, cyc_per_us);
+  printf("wgsync grid barriers under skewed arrivals (counter design %d)  %s\ndevice %s, %s; SM clock "
+         "%.0f cycles/us\n", WGS_COUNTER_VARIANT, date, in.name, in.driver_version, cyc_per_us);
   FILE *f = results_file("wgsync-bench-skew", out, "skew.csv");
-  fprintf(f, "# %s, %s, %s; SM clock %.0f cycles per us (measured); %u repeats, forms alternating\n",
-          date, in.name, in.driver_version, cyc_per_us, R);
+  fprintf(f, "# %s, %s, %s; counter design %d; SM clock %.0f cycles per us (measured); %u repeats, "
+             "forms alternating\n", date, in.name, in.driver_version, WGS_COUNTER_VARIANT, cyc_per_us, R);
   fprintf(f, "form,stop_test,groups,threads,max_delay_us,rounds,median_us_per_round,min_us,max_us,"
              "over_grid_sync_us\n");
   for (auto &gt : shapes_gt) {

@@ -17,6 +17,10 @@
  *                          rate one line absorbs them): 0.05-0.09 us faster at 792 groups, 0.07
  *                          slower at 66-132, otherwise even; it depends on a rate that is the
  *                          device's, so it is not shipped.
+ *   WGS_COUNTER_VARIANT=4  the wait's acquire as a fence (PTX fence.acq_rel.gpu) after the
+ *                          relaxed poll that saw the count, instead of one more load with
+ *                          acquire: the PTX model's acquire pattern (a strong read, then a
+ *                          fence), one round trip fewer per waiting level.
  */
 #ifndef WGS_BENCH_VARIANTS_H
 #define WGS_BENCH_VARIANTS_H
@@ -35,6 +39,14 @@
 #define WGS__HOOK_ARRIVE_ADD_REL(p, v) ((void)wgs__add_rlx((p), (v)))
 #endif
 
+#if WGS_COUNTER_VARIANT == 4
+static __device__ __forceinline__ unsigned wgs_bench_fence_acquire(const unsigned *)
+{
+  asm volatile("fence.acq_rel.gpu;" ::: "memory");
+  return 0u;
+}
+#define WGS__HOOK_WAIT_LD_ACQ(p) wgs_bench_fence_acquire(p)
+#endif
 #if WGS_COUNTER_VARIANT == 2
 #define WGS__HOOK_POLL_MISSED(k) wgs__pause_ns(32u << ((k) < 3u ? (k) : 3u))
 #elif WGS_COUNTER_VARIANT == 3
