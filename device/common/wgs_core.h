@@ -826,7 +826,10 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  * Then a work-group barrier carries the representative's (or the combiner's) acquire to the
  * group, as the one before the arrival carried every work-item's writes to the release.
  * The measurements that chose these shapes are in docs/results.md; the designs that lost are
- * kept in bench/cuda/bench_variants.h with their figures.
+ * kept in bench/cuda/bench_variants.h with their figures. The sharded shape wins where arrivals
+ * bunch (barriers back to back, even steps); where they spread over microseconds it takes the
+ * combiner's hop more than one count after the last arrival (0.7-0.8 us at 1056 x 256 on the
+ * H100, wgsync-bench-skew), which then costs what grid.sync() costs.
  */
 /* Measurement hooks. bench/cuda/bench_variants.h defines them before including the device
  * library, to build the seeded weakenings its litmus must catch and the designs of the wait that
