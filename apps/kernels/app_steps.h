@@ -77,6 +77,15 @@ APP_FN void app_atomic_add_f(APP_G float *p, float v)
 APP_FN void app_atomic_add_f(float *p, float v) { atomicAdd(p, v); }
 #endif
 
+/* APP_KEEP(x): x held in a register from here on (an empty asm the compiler cannot see
+ * through, so it cannot recompute x later instead). A measurement hook (bench/cuda/app_variants.h,
+ * APP_KEEP_PRIORITY): off, nothing. */
+#if defined(__CUDACC__) && defined(APP__HOOK_KEEP) && APP__HOOK_KEEP
+#define APP_KEEP(x) asm volatile("" : "+r"(x))
+#else
+#define APP_KEEP(x) ((void)0)
+#endif
+
 /* (priority, id) order, a total order, so two neighbours never both win. The priorities are
  * given: the pull steps compute their node's once, outside the edge loop (ncu, colour on
  * grid:1000, H200: in the persistent kernel, capped at 32 registers with the barrier's state
@@ -264,6 +273,7 @@ APP_STEP_FN void mis_select(app_size i0, app_size st, app_u32 n, const APP_G app
       continue;
     int best = 1;
     app_u32 pv = APP_PRIORITY((app_u32)v);
+    APP_KEEP(pv);
     for (app_u32 k = row[v]; k < row[v + 1] && best; ++k) {
       app_u32 u = col[k];
       if (u != (app_u32)v && status[u] != APP_MIS_OUT && app_before_p(u, APP_PRIORITY(u), (app_u32)v, pv))
@@ -306,6 +316,7 @@ APP_STEP_FN void mis_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G ap
   APP_LB_WALK(i0, st, n, row, v, kb, ke)
     if (status[v] == APP_MIS_UNDECIDED) { /* APP_MIS_LOSE: another chunk found one */
       app_u32 pv = APP_PRIORITY(v);
+      APP_KEEP(pv);
       for (app_u32 k = kb; k < ke; ++k) {
         app_u32 u = col[k];
         if (u != v && status[u] != APP_MIS_OUT && app_before_p(u, APP_PRIORITY(u), v, pv)) {
@@ -366,6 +377,7 @@ APP_STEP_FN app_u32 color_step(app_size i0, app_size st, app_u32 n, const APP_G 
       continue;
     int best = 1;
     app_u32 pv = APP_PRIORITY((app_u32)v);
+    APP_KEEP(pv);
     for (app_u32 k = row[v]; k < row[v + 1] && best; ++k) {
       app_u32 u = col[k], cu = color[u];
       if (u != (app_u32)v && (cu == APP_NONE || cu == step) && app_before_p((app_u32)v, pv, u, APP_PRIORITY(u)))
@@ -394,6 +406,7 @@ APP_STEP_FN void color_mark_lb(app_size i0, app_size st, app_u32 n, const APP_G 
   APP_LB_WALK(i0, st, n, row, v, kb, ke)
     if (color[v] == APP_NONE) { /* APP_LOSE: another chunk of v's edges found a blocker */
       app_u32 pv = APP_PRIORITY(v);
+      APP_KEEP(pv);
       for (app_u32 k = kb; k < ke; ++k) {
         app_u32 u = col[k];
         if (u != v && color[u] >= APP_LOSE && app_before_p(v, pv, u, APP_PRIORITY(u))) {

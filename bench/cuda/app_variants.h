@@ -21,6 +21,10 @@
  *                        rematerialises the native ones from special registers). Correct only
  *                        where every launched group takes part (fixed groups; discovery that
  *                        found them all), which the apps' CPU check would catch.
+ *   APP_KEEP_PRIORITY=1  the pull steps' node priority held in a register across the edge
+ *                        loop (an opaque asm): under the 32-register cap the compiler
+ *                        recomputes it for every edge in wgsync's kernels (SASS: 9
+ *                        instructions an edge in colour's step), not in grid.sync()'s.
  */
 #ifndef APP_VARIANTS_H
 #define APP_VARIANTS_H
@@ -38,6 +42,9 @@
 #endif
 #if defined(APP_NATIVE_IDS) && APP_NATIVE_IDS
 #define APP__HOOK_NATIVE_IDS 1
+#endif
+#if defined(APP_KEEP_PRIORITY) && APP_KEEP_PRIORITY
+#define APP__HOOK_KEEP 1
 #endif
 #if defined(APP_STEP_CALL) && APP_STEP_CALL && defined(__CUDACC__)
 #define APP__HOOK_STEP_FN static __device__ __noinline__
