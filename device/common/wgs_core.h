@@ -543,7 +543,8 @@ WGS_FN int wgs__first_call(wgs_word_ptr g, unsigned mg, unsigned group, unsigned
 #endif
 }
 /* A first call recorded: its epoch, and where the device names launches, the launch. Stored
- * after the count-in, whose release would otherwise wait for these stores to complete. */
+ * after the poll's add (where the add counts in, its release would otherwise wait for these
+ * stores to complete). */
 WGS_FN void wgs__record_call(wgs_word_ptr g, unsigned group, unsigned epoch, unsigned grid)
 {
   wgs__st_rlx(g + WGS_G_FIRST(group), epoch);
