@@ -24,7 +24,7 @@
 #include "bench_variants.h" /* before the device library: its hooks */
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
-#include "tuning.h"
+#include "bench_shape.h"
 
 namespace cg = cooperative_groups;
 
@@ -144,15 +144,7 @@ int main(int argc, char **argv)
       return 1;
     for (const std::string &shape_s : shapes) {
       const char *shape = shape_s.c_str();
-      size_t slash = shape_s.find('/');
-      std::string shards = shape_s.substr(0, slash);
-      /* the shape through the library's private tuning hook (src/tuning.h) */
-      wgs__tuning t;
-      wgs__tuning_defaults(&t);
-      std::string spec = shards == "default" ? "" : "shards=" + shards;
-      if (slash != std::string::npos && shape_s[slash + 1] == 'a')
-        spec += " atom_min=" + shape_s.substr(slash + 2);
-      if (wgs__tuning_parse(&t, spec.c_str()) != WGS_OK || wgs__tuning_set(&t) != WGS_OK) {
+      if (bench_set_shape(shape_s) != WGS_OK) {
         printf("shape %s: %s\n", shape, wgs_last_error());
         continue;
       }

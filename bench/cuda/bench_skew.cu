@@ -23,7 +23,7 @@
 #include "bench_variants.h" /* before the device library: its hooks */
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
-#include "tuning.h"
+#include "bench_shape.h"
 
 namespace cg = cooperative_groups;
 
@@ -193,16 +193,7 @@ int main(int argc, char **argv)
               }
               us = ms * 1e3;
             } else {
-              wgs__tuning t;
-              wgs__tuning_defaults(&t);
-              std::string shape = forms[fi], spec;
-              size_t slash = shape.find('/');
-              std::string shards = shape.substr(0, slash);
-              if (shards != "default")
-                spec = "shards=" + shards;
-              if (slash != std::string::npos)
-                spec += " atom_min=" + shape.substr(slash + 2);
-              if (wgs__tuning_parse(&t, spec.c_str()) != WGS_OK || wgs__tuning_set(&t) != WGS_OK) {
+              if (bench_set_shape(forms[fi]) != WGS_OK) {
                 printf("%s: %s\n", forms[fi], wgs_last_error());
                 failed[fi] = 1;
                 continue;
