@@ -20,14 +20,14 @@
  *                        environment's ids across the steps costs the step code (the compiler
  *                        rematerialises the native ones from special registers). Correct only
  *                        where every launched group takes part (fixed groups; discovery that
- *                        found them all), which the apps' CPU check would catch. Measured: no
- *                        change outside the noise (bench/results/h100-skew-2026-11-27, call-2).
+ *                        found them all), which the apps' CPU check would catch. Measured on the
+ *                        H100: no change outside the run-to-run noise.
  *   APP_KEEP_PRIORITY=1  the pull steps' node priority held in a register across the edge
  *                        loop (an opaque asm): under the 32-register cap the compiler
  *                        recomputes it for every edge in wgsync's kernels (SASS: 9
  *                        instructions an edge in colour's step), not in grid.sync()'s.
- *                        Measured: 0.996x geomean on mis and colour, either way by up to 8%
- *                        per input (bench/results/h100-skew-2026-11-27, call-5, call-6).
+ *                        Measured on the H100: 0.996x geomean on mis and colour, either way
+ *                        by up to 8% per input.
  */
 #ifndef APP_VARIANTS_H
 #define APP_VARIANTS_H

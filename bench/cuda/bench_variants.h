@@ -21,9 +21,6 @@
  *                          relaxed poll that saw the count, instead of one more load with
  *                          acquire: the PTX model's acquire pattern (a strong read, then a
  *                          fence), one round trip fewer per waiting level.
- *   WGS_COUNTER_VARIANT=5  the sharded barrier's combiner polls its shards with acquire loads
- *                          (no load after the poll): one round trip fewer on the combiner's
- *                          hop, its L1 invalidated at every poll (one SM's).
  */
 #ifndef WGS_BENCH_VARIANTS_H
 #define WGS_BENCH_VARIANTS_H
@@ -49,9 +46,6 @@ static __device__ __forceinline__ unsigned wgs_bench_fence_acquire(const unsigne
   return 0u;
 }
 #define WGS__HOOK_WAIT_LD_ACQ(p) wgs_bench_fence_acquire(p)
-#endif
-#if WGS_COUNTER_VARIANT == 5
-#define WGS__HOOK_POLL_ACQUIRES(env) wgs__combiner(env)
 #endif
 #if WGS_COUNTER_VARIANT == 2
 #define WGS__HOOK_POLL_MISSED(k) wgs__pause_ns(32u << ((k) < 3u ? (k) : 3u))

@@ -848,9 +848,6 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
 #ifndef WGS__HOOK_POLL_MISSED /* after the k-th poll that found the count short: nothing */
 #define WGS__HOOK_POLL_MISSED(k) ((void)(k))
 #endif
-#ifndef WGS__HOOK_POLL_ACQUIRES /* 1 where a poller's loads acquire themselves (none after): never */
-#define WGS__HOOK_POLL_ACQUIRES(env) 0u
-#endif
 #ifndef WGS__HOOK_ARRIVED_SHORT /* an arrival that waited for its add, `missing` short: nothing */
 #define WGS__HOOK_ARRIVED_SHORT(missing) ((void)(missing))
 #endif
@@ -889,14 +886,13 @@ WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned targ
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
-  unsigned missed = 0u, acq = WGS__HOOK_POLL_ACQUIRES(env); /* (read only by measurement hooks) */
-  while ((int)((acq ? wgs__ld_acq(word) : wgs__ld_rlx(word)) - target) < 0) {
+  unsigned missed = 0u; /* (read only by a measurement hook) */
+  while ((int)(wgs__ld_rlx(word) - target) < 0) {
     if (wgs__wait_gave_up(env, &sp, site))
       break;
     WGS__HOOK_POLL_MISSED(missed++);
   }
-  if (!acq)
-    (void)wgs__wait_ld_acq(word);
+  (void)wgs__wait_ld_acq(word);
 }
 /* The wait's first phase, for every work-item of a group (part: the group takes part): the
  * pollers poll. One poll loop serves the three (the combiner's work-items, a sharded launch's

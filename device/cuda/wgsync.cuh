@@ -229,8 +229,9 @@ WGS_DEV unsigned wgs__cuda_group_reduce(unsigned kind, unsigned x)
  * (1.4-1.9x slower), a two-level tree (one more dependent round trip), fence.acq_rel instead of
  * acquire/release operations (0.3-0.6 us slower), Hopper clusters as the first level; and, to
  * shorten the sharded shape's path after the last arrival, the wait's acquire as a fence after
- * the poll (1 us slower back to back) or the combiner polling with acquire loads (0.15-0.2 us
- * slower), bench/cuda/bench_variants.h designs 4 and 5.
+ * the poll (1 us slower back to back; design 4 of bench/cuda/bench_variants.h) or the combiner
+ * polling with acquire loads (0.15-0.2 us slower; a patch beside its measurements, since the
+ * library has no hook for it).
  */
 
 #endif
