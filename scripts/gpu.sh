@@ -48,6 +48,11 @@
 #                          which programs, SKEW_LITMUS: litmus builds first), then Table 4's mis and
 #                          colour on CUDA under the barrier's shapes (SKEW_SETS, "" for none;
 #                          SKEW_APPS, SKEW_ROUNDS), the sets alternating
+#   scripts/gpu.sh trace   build + a build of the CLI whose apps time each group's barriers
+#                          (APP_TRACE, bench/cuda/app_variants.h), then TRACE_INPUTS with both
+#                          CLIs alternating (TRACE_ROUNDS), and bench/cuda/app_trace.py over the
+#                          timestamps: each persistent form's kernel split into start, steps and
+#                          barriers along its critical path, beside the wall times
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
@@ -320,6 +325,41 @@ if [ "$mode" = skew ]; then   # grid barriers under skewed arrivals; mis and col
     done
   done
   stamp done
+  exit 0
+fi
+
+if [ "$mode" = trace ]; then   # where the persistent apps' time goes, group by group
+  R=$(mktemp -d)/results; mkdir -p "$R"; T=/tmp/wgs-trace; rm -rf "$T"; mkdir -p "$T"
+  stamp "trace build"
+  cmake -S . -B build-trace -DCMAKE_BUILD_TYPE=Release -DWGSYNC_BUILD_VULKAN=OFF ${CMAKE_EXTRA:-} $inc \
+    ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=-include $PWD/bench/cuda/app_variants.h -DAPP_TRACE=1 ${TRACE_FLAGS:-}" \
+    >/dev/null && cmake --build build-trace -j16 --target wgsync-cli 2>&1 | grep -E "error:" && echo "TRACE BUILD FAILED"
+  for round in $(seq 1 ${TRACE_ROUNDS:-2}); do
+    for ag in ${TRACE_INPUTS:-color:grid:1000 mis:grid:1000 color:road:1000 mis:road:1000 sssp:kron:16 color:random:20 mis:random:20 color:kron:18}; do
+      app=${ag%%:*} graph=${ag#*:} name="${ag//:/-}"
+      for t in plain:build-gpu trace:build-trace; do
+        stamp "$name ${t%%:*} $round"
+        APP_TRACE_FILE=$T/$name-$round.bin WGSYNC_DEVICE=cuda timeout 120 "${t#*:}/cli/wgsync" app $app -n cuda \
+          --graph $graph --runs ${RUNS:-9} --forms ${TRACE_FORMS:-persistent,fixed,gridsync} --json -q \
+          > "$R/$name-${t%%:*}-$round.json" 2> "$R/err.txt" || { echo "FAILED: $(tail -3 "$R/err.txt")"; rm -f "$R/$name-${t%%:*}-$round.json"; }
+      done
+    done
+  done
+  rm -f "$R/err.txt"
+  stamp analysis
+  python3 bench/cuda/app_trace.py "$T"/*.bin --csv "$R/trace.csv" > "$R/trace.md" || echo "ANALYSIS FAILED"
+  cat "$R/trace.md"
+  python3 - "$R" > "$R/wall.csv" <<'PY'
+import glob, json, os, sys
+print("input,build,round,form,median_ms,min_ms,max_ms,steps,groups")
+for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
+    name, build, rnd = os.path.basename(f)[:-5].rsplit("-", 2)
+    for x in json.load(open(f))["forms"]:
+        print(f'{name},{build},{rnd},{x["form"]},{x["median_ms"]:.4f},{x["min_ms"]:.4f},{x["max_ms"]:.4f},{x["steps"]},{x["groups"]}')
+PY
+  column -t -s, "$R/wall.csv"
+  f=$(ls "$T"/*.bin | head -1); gzip -c "$f" > "$R/$(basename "$f").gz"   # one input's timestamps, to check the analysis
+  pack; stamp done
   exit 0
 fi
 

@@ -114,29 +114,62 @@ __global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned
 #ifndef APP__HOOK_NATIVE_IDS /* the work's ids: the participating groups' (1: the launch's own) */
 #define APP__HOOK_NATIVE_IDS 0
 #endif
+#ifndef APP__HOOK_TRACE /* a timestamp per group at kernel entry, after discovery, on each
+                          * barrier's arrival and departure, at exit: nothing */
+#define APP__HOOK_TRACE_ENTRY() ((void)0)
+#define APP__HOOK_TRACE_BEGUN() ((void)0)
+#define APP__HOOK_TRACE_ARRIVE() ((void)0)
+#define APP__HOOK_TRACE_DEPART() ((void)0)
+#define APP__HOOK_TRACE_EXIT() ((void)0)
+#define APP__HOOK_TRACE_RESET(stream) ((void)0)
+#define APP__HOOK_TRACE_DUMP(app, form) ((void)0)
+#endif
 struct WgsPolicy { /* wgsync: discovery, participating-group ids, wgsync's grid barrier */
   wgs_env env;
+  __device__ ~WgsPolicy() { APP__HOOK_TRACE_EXIT(); }
   __device__ void spill() { APP__HOOK_SPILL_ENV(env); }
-  __device__ bool begin(unsigned *state) { return wgs_discover(state, &env); }
+  __device__ bool begin(unsigned *state)
+  {
+    APP__HOOK_TRACE_ENTRY();
+    bool in = wgs_discover(state, &env);
+    APP__HOOK_TRACE_BEGUN();
+    return in;
+  }
   __device__ size_t id() const { return APP__HOOK_NATIVE_IDS ? ID0 : wgs_get_global_id(&env); }
   __device__ size_t size() const { return APP__HOOK_NATIVE_IDS ? STRIDE0 : wgs_get_global_size(&env); }
   __device__ void sync()
   {
     spill();
+    APP__HOOK_TRACE_ARRIVE();
     wgs_grid_barrier(&env);
+    APP__HOOK_TRACE_DEPART();
   }
   /* the barrier that ORs the step's "changed" over the grid: no flag to raise or read */
   __device__ unsigned sync_or(unsigned v, unsigned *, unsigned)
   {
     spill();
-    return wgs_grid_barrier_or(&env, v);
+    APP__HOOK_TRACE_ARRIVE();
+    unsigned any = wgs_grid_barrier_or(&env, v);
+    APP__HOOK_TRACE_DEPART();
+    return any;
   }
 };
 struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
-  __device__ bool begin(unsigned *) { return true; }
+  __device__ ~CgPolicy() { APP__HOOK_TRACE_EXIT(); }
+  __device__ bool begin(unsigned *)
+  {
+    APP__HOOK_TRACE_ENTRY();
+    APP__HOOK_TRACE_BEGUN();
+    return true;
+  }
   __device__ size_t id() const { return ID0; }
   __device__ size_t size() const { return STRIDE0; }
-  __device__ void sync() { cg::this_grid().sync(); }
+  __device__ void sync()
+  {
+    APP__HOOK_TRACE_ARRIVE();
+    cg::this_grid().sync();
+    APP__HOOK_TRACE_DEPART();
+  }
   /* The same test as well as grid.sync() code can make it: one flag store per block (the
    * block's OR, __syncthreads_or), one read per block after grid.sync(), its answer shared by a
    * second __syncthreads_or. The flag of trip `it` is flags[it & 1], tagged it + 1, as
@@ -145,9 +178,12 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
   __device__ unsigned sync_or(unsigned v, unsigned *flags, unsigned it)
   {
     volatile unsigned *f = &flags[it & 1u];
+    APP__HOOK_TRACE_ARRIVE();
     if (__syncthreads_or((int)(v != 0u)) && threadIdx.x == 0) *f = it + 1u;
     cg::this_grid().sync();
-    return (unsigned)__syncthreads_or(threadIdx.x == 0 && *f == it + 1u);
+    unsigned any = (unsigned)__syncthreads_or(threadIdx.x == 0 && *f == it + 1u);
+    APP__HOOK_TRACE_DEPART();
+    return any;
   }
 };
 
@@ -742,6 +778,7 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
   void *args[16];
   const void *kw, *kc;
   unsigned nargs = persistent_args(c, &pa, args, &kw, &kc);
+  APP__HOOK_TRACE_RESET(c->s);
   double t0 = now_ms();
   if (f == APP_FORM_GRIDSYNC) {
     CK(cudaLaunchCooperativeKernel(kc, dim3(c->coop_groups), dim3(c->local), args, 0, c->s));
@@ -770,6 +807,7 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
   r->ms = now_ms() - t0;
   r->launches = 1;
   CK(cudaMemcpy(&r->steps, c->flags + 3, 4, cudaMemcpyDeviceToHost));
+  APP__HOOK_TRACE_DUMP(c->app, f);
   return 0;
 }
 

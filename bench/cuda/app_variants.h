@@ -28,6 +28,13 @@
  *                        instructions an edge in colour's step), not in grid.sync()'s.
  *                        Measured on the H100: 0.996x geomean on mis and colour, either way
  *                        by up to 8% per input.
+ *   APP_TRACE=1          a %globaltimer timestamp per group (thread 0, kept in shared memory
+ *                        until the group exits) at kernel entry, after discovery, before and
+ *                        after each grid barrier (the arrival after a block barrier, so it is
+ *                        the whole group's) and at exit, in both persistent forms; each launch's
+ *                        timestamps appended to the file APP_TRACE_FILE names, for
+ *                        bench/cuda/app_trace.py, which splits the kernel's time along its
+ *                        critical path into start, steps and barriers.
  */
 #ifndef APP_VARIANTS_H
 #define APP_VARIANTS_H
@@ -48,6 +55,105 @@
 #endif
 #if defined(APP_KEEP_PRIORITY) && APP_KEEP_PRIORITY
 #define APP__HOOK_KEEP 1
+#endif
+#if defined(APP_TRACE) && APP_TRACE && defined(__CUDACC__)
+#include <cuda_runtime.h>
+#include <cstdio>
+#include <cstdlib>
+#define APP__HOOK_TRACE 1
+#define APP_TRACE_GROUPS 2048u
+#define APP_TRACE_EVENTS 256u /* per group; the last slot is the exit's */
+__device__ unsigned long long app_trace_t[APP_TRACE_GROUPS * APP_TRACE_EVENTS];
+__device__ unsigned app_trace_count[APP_TRACE_GROUPS]; /* events recorded, exit included */
+struct app_trace_s {
+  unsigned n;
+  unsigned long long t[APP_TRACE_EVENTS];
+};
+static __device__ __forceinline__ app_trace_s &app_trace_buf()
+{
+  __shared__ app_trace_s b;
+  return b;
+}
+static __device__ __forceinline__ unsigned long long app_trace_now()
+{
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t) : : "memory");
+  return t;
+}
+static __device__ __forceinline__ void app_trace_mark()
+{
+  if (threadIdx.x == 0) {
+    app_trace_s &b = app_trace_buf();
+    unsigned long long t = app_trace_now();
+    if (b.n < APP_TRACE_EVENTS - 1u)
+      b.t[b.n] = t;
+    ++b.n;
+  }
+}
+static __device__ __forceinline__ void app_trace_exit()
+{
+  if (threadIdx.x == 0 && blockIdx.x < APP_TRACE_GROUPS) {
+    app_trace_s &b = app_trace_buf();
+    unsigned n = b.n < APP_TRACE_EVENTS - 1u ? b.n : APP_TRACE_EVENTS - 1u;
+    b.t[n] = app_trace_now();
+    for (unsigned i = 0; i <= n; ++i)
+      app_trace_t[blockIdx.x * APP_TRACE_EVENTS + i] = b.t[i];
+    app_trace_count[blockIdx.x] = b.n + 1u;
+  }
+}
+#define APP__HOOK_TRACE_ENTRY()                                                                   \
+  do {                                                                                            \
+    if (threadIdx.x == 0)                                                                         \
+      app_trace_buf().n = 0u;                                                                     \
+    app_trace_mark();                                                                             \
+  } while (0)
+#define APP__HOOK_TRACE_BEGUN() app_trace_mark()
+#define APP__HOOK_TRACE_ARRIVE()                                                                  \
+  do {                                                                                            \
+    __syncthreads();                                                                              \
+    app_trace_mark();                                                                             \
+  } while (0)
+#define APP__HOOK_TRACE_DEPART() app_trace_mark()
+#define APP__HOOK_TRACE_EXIT() app_trace_exit()
+static inline void app_trace_reset(cudaStream_t s)
+{
+  void *p = nullptr;
+  if (cudaGetSymbolAddress(&p, app_trace_count) == cudaSuccess)
+    cudaMemsetAsync(p, 0, sizeof(unsigned) * APP_TRACE_GROUPS, s);
+}
+/* One record per launch: "WGSTRC1\0", the app's and the form's names (16 bytes each), groups and
+ * events per group (u32 each), the groups' event counts (u32; above the events per group: the
+ * group's middle events were dropped), then each group's timestamps (u64, ns), as many as its
+ * count up to the events per group. */
+static inline void app_trace_dump(const char *app, const char *form)
+{
+  static unsigned cnt[APP_TRACE_GROUPS];
+  static unsigned long long t[APP_TRACE_GROUPS * APP_TRACE_EVENTS];
+  const char *path = getenv("APP_TRACE_FILE");
+  if (!path || cudaMemcpyFromSymbol(cnt, app_trace_count, sizeof cnt) != cudaSuccess)
+    return;
+  unsigned groups = 0, events = APP_TRACE_EVENTS;
+  for (unsigned g = 0; g < APP_TRACE_GROUPS; ++g)
+    if (cnt[g])
+      groups = g + 1u;
+  if (cudaMemcpyFromSymbol(t, app_trace_t, (size_t)groups * events * sizeof t[0]) != cudaSuccess)
+    return;
+  FILE *f = fopen(path, "ab");
+  if (!f)
+    return;
+  char head[40] = "WGSTRC1";
+  snprintf(head + 8, 16, "%s", app);
+  snprintf(head + 24, 16, "%s", form);
+  fwrite(head, 1, 40, f);
+  fwrite(&groups, 4, 1, f);
+  fwrite(&events, 4, 1, f);
+  fwrite(cnt, 4, groups, f);
+  for (unsigned g = 0; g < groups; ++g)
+    fwrite(t + (size_t)g * events, 8, cnt[g] < events ? cnt[g] : events, f);
+  fclose(f);
+}
+#define APP__HOOK_TRACE_RESET(stream) app_trace_reset(stream)
+#define APP__HOOK_TRACE_DUMP(app, form) app_trace_dump(app_name(app), app_form_name(form))
 #endif
 #if defined(APP_STEP_CALL) && APP_STEP_CALL && defined(__CUDACC__)
 #define APP__HOOK_STEP_FN static __device__ __noinline__
