@@ -49,10 +49,12 @@
 #                          colour on CUDA under the barrier's shapes (SKEW_SETS, "" for none;
 #                          SKEW_APPS, SKEW_ROUNDS), the sets alternating
 #   scripts/gpu.sh trace   build + a build of the CLI whose apps time each group's barriers
-#                          (APP_TRACE, bench/cuda/app_variants.h), then TRACE_INPUTS with both
+#                          (APP_TRACE, bench/cuda/app_variants.h), then TRACE_INPUTS with the
 #                          CLIs alternating (TRACE_ROUNDS), and bench/cuda/app_trace.py over the
 #                          timestamps: each persistent form's kernel split into start, steps and
-#                          barriers along its critical path, beside the wall times
+#                          barriers along its critical path, beside the wall times (untraced:
+#                          this tree's CLI, and BASE_TAR's when given; traced: TRACE_SETS,
+#                          "name:tuning" with the tuning's spaces as +, through the measurement CLI)
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),
@@ -333,15 +335,29 @@ if [ "$mode" = trace ]; then   # where the persistent apps' time goes, group by 
   stamp "trace build"
   cmake -S . -B build-trace -DCMAKE_BUILD_TYPE=Release -DWGSYNC_BUILD_VULKAN=OFF ${CMAKE_EXTRA:-} $inc \
     ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=-include $PWD/bench/cuda/app_variants.h -DAPP_TRACE=1 ${TRACE_FLAGS:-}" \
-    >/dev/null && cmake --build build-trace -j16 --target wgsync-cli 2>&1 | grep -E "error:" && echo "TRACE BUILD FAILED"
+    >/dev/null && cmake --build build-trace -j16 --target wgsync-cli wgsync-tuned 2>&1 | grep -E "error:" && echo "TRACE BUILD FAILED"
+  clis="plain:build-gpu/cli/wgsync:-"
+  if [ -n "${BASE_TAR:-}" ]; then
+    B=/tmp/wgs-base; [ -d "$B" ] || { mkdir -p "$B" && tar -xzf "$BASE_TAR" -C "$B"; }
+    stamp "base build"
+    cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release -DWGSYNC_BUILD_VULKAN=OFF ${CMAKE_EXTRA:-} $inc \
+      ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null && cmake --build "$B/build" -j16 --target wgsync-cli 2>&1 | grep -E "error:" && echo "BASE BUILD FAILED"
+    clis="base:$B/build/cli/wgsync:- $clis"
+  fi
+  for spec in ${TRACE_SETS:-trace:}; do   # traced: the CLI as built, or the measurement CLI under a tuning
+    if [ -z "${spec#*:}" ]; then clis="$clis ${spec%%:*}:build-trace/cli/wgsync:-"
+    else clis="$clis ${spec%%:*}:build-trace/bench/wgsync-tuned:${spec#*:}"; fi
+  done
   for round in $(seq 1 ${TRACE_ROUNDS:-2}); do
     for ag in ${TRACE_INPUTS:-color:grid:1000 mis:grid:1000 color:road:1000 mis:road:1000 sssp:kron:16 color:random:20 mis:random:20 color:kron:18}; do
       app=${ag%%:*} graph=${ag#*:} name="${ag//:/-}"
-      for t in plain:build-gpu trace:build-trace; do
-        stamp "$name ${t%%:*} $round"
-        APP_TRACE_FILE=$T/$name-$round.bin WGSYNC_DEVICE=cuda timeout 120 "${t#*:}/cli/wgsync" app $app -n cuda \
+      for t in $clis; do
+        n=${t%%:*} rest=${t#*:}; cli=${rest%%:*} tune=${rest#*:}; [ "$tune" = - ] && tune=""
+        stamp "$name $n $round"
+        tf=$T/$name-$n-$round.bin; [ "$n" = plain ] || [ "$n" = base ] && tf=/dev/null
+        WGSYNC_TUNING="${tune//+/ }" APP_TRACE_FILE=$tf WGSYNC_DEVICE=cuda timeout 120 "$cli" app $app -n cuda \
           --graph $graph --runs ${RUNS:-9} --forms ${TRACE_FORMS:-persistent,fixed,gridsync} --json -q \
-          > "$R/$name-${t%%:*}-$round.json" 2> "$R/err.txt" || { echo "FAILED: $(tail -3 "$R/err.txt")"; rm -f "$R/$name-${t%%:*}-$round.json"; }
+          > "$R/$name-$n-$round.json" 2> "$R/err.txt" || { echo "FAILED: $(tail -3 "$R/err.txt")"; rm -f "$R/$name-$n-$round.json"; }
       done
     done
   done
@@ -357,7 +373,14 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     for x in json.load(open(f))["forms"]:
         print(f'{name},{build},{rnd},{x["form"]},{x["median_ms"]:.4f},{x["min_ms"]:.4f},{x["max_ms"]:.4f},{x["steps"]},{x["groups"]}')
 PY
-  column -t -s, "$R/wall.csv"
+  python3 - "$R/wall.csv" <<'PY'
+import csv, statistics, sys
+by = {}
+for r in csv.DictReader(open(sys.argv[1])):
+    by.setdefault((r["input"], r["form"], r["build"]), []).append(float(r["median_ms"]) * 1e3)
+for k in sorted(by):
+    print("%-18s %-11s %-8s wall us %s" % (k + (" ".join("%.1f" % v for v in by[k]),)))
+PY
   f=$(ls "$T"/*.bin | head -1); gzip -c "$f" > "$R/$(basename "$f").gz"   # one input's timestamps, to check the analysis
   pack; stamp done
   exit 0

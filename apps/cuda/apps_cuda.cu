@@ -492,7 +492,7 @@ struct app_cu {
   float *f[3];
   ctl_t *ctl;
   unsigned *hflag; /* pinned: the host loop's read-back */
-  wgs_cuda_state_t *st;
+  wgs_cuda_state_t *st, *st_fixed; /* the persistent and the fixed form's: see app_cu_create */
   uint32_t nsrc, *src_host;
   unsigned fixed_groups, coop_groups; /* the fixed and grid.sync() forms' grids */
   unsigned groups;                     /* the persistent form's launch (app_groups) */
@@ -534,6 +534,7 @@ extern "C" void app_cu_destroy(app_cu *c)
   if (c->hflag) cudaFreeHost(c->hflag);
   if (c->s) cudaStreamDestroy(c->s);
   wgs_cuda_state_release(c->st);
+  wgs_cuda_state_release(c->st_fixed);
   free(c->src_host);
   free(c->out_u32);
   free(c->out_f32);
@@ -682,7 +683,10 @@ extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app
     c->groups = app_groups(g, a, o, c->local, cap);
     if (c->fixed_groups > cap)
       cap = c->fixed_groups;
-    if ((r = wgs_cuda_state_create(device, cap, &c->st))) {
+    /* A state per form: a launch whose configuration differs from its state's last one first
+     * writes the config words (a kernel before the app's, include/wgsync_cuda.h), and the forms
+     * alternate run by run; each form measured as a program repeating its launch would run it. */
+    if ((r = wgs_cuda_state_create(device, cap, &c->st)) || (r = wgs_cuda_state_create(device, cap, &c->st_fixed))) {
       snprintf(c->msg, sizeof c->msg, "wgsync state: %s", wgs_last_error());
       return r;
     }
@@ -797,7 +801,7 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
       cfg.groups = c->fixed_groups;
     }
     wgs_launch_result res;
-    int rc = wgs_cuda_launch(c->st, kw, args, nargs, 0, c->s, &cfg, &res);
+    int rc = wgs_cuda_launch(f == APP_FORM_FIXED ? c->st_fixed : c->st, kw, args, nargs, 0, c->s, &cfg, &res);
     if (rc) {
       snprintf(c->msg, sizeof c->msg, "%s", wgs_last_error());
       return rc;

@@ -35,7 +35,7 @@ struct app_cl {
   wgs_buffer_t *row, *col, *w, *flags, *sources;
   wgs_buffer_t *u[3]; /* uint arrays of n */
   wgs_buffer_t *f[3]; /* float arrays of n */
-  wgs_state_t *st;
+  wgs_state_t *st, *st_fixed; /* the persistent and the fixed form's: see app_cl_create */
   uint32_t nsrc;
   uint32_t *src_host;  /* bc's sources */
   char msg[256];       /* the last OpenCL call that failed */
@@ -79,6 +79,7 @@ void app_cl_destroy(app_cl *c)
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
     wgs_buffer_release(bufs[i]);
   wgs_state_release(c->st);
+  wgs_state_release(c->st_fixed);
   free(c->src_host);
   free(c->out_u32);
   free(c->out_f32);
@@ -211,7 +212,10 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   uint32_t cap = wgs_default_groups(dev, c->local);
   if (o->fixed_groups > cap)
     cap = o->fixed_groups;
-  if ((rc = wgs_state_create(dev, cap, &c->st))) {
+  /* A state per form: a launch whose configuration differs from its state's last one first
+   * writes the config words (a transfer before the kernel), and the forms alternate run by run;
+   * each form measured as a program repeating its launch would run it. */
+  if ((rc = wgs_state_create(dev, cap, &c->st)) || (rc = wgs_state_create(dev, cap, &c->st_fixed))) {
     app_cl_destroy(c);
     return fail(rc, err, errlen, "wgsync state");
   }
@@ -395,7 +399,7 @@ static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_
   if ((rc = persistent_args(c, c->probe_k)))
     return fail(rc, err, errlen, "setting the checked probe's arguments");
   wgs_launch_result res;
-  rc = wgs_launch(c->st, c->probe_k, cfg, &res);
+  rc = wgs_launch(c->st_fixed, c->probe_k, cfg, &res);
   if (rc == WGS_EDEADLOCK) {
     char tmp[1024];
     snprintf(tmp, sizeof tmp, "--fixed-groups %u: more groups than this device runs at once for "
@@ -438,7 +442,7 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
   }
   wgs_launch_result res;
   double t0 = now_ms();
-  rc = wgs_launch(c->st, k, &cfg, &res);
+  rc = wgs_launch(fixed ? c->st_fixed : c->st, k, &cfg, &res);
   r->ms = now_ms() - t0;
   if (rc)
     return fail(rc, err, errlen, fixed ? "fixed-occupancy launch" : "persistent launch");
