@@ -344,9 +344,30 @@ if [ "$mode" = trace ]; then   # where the persistent apps' time goes, group by 
       ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null && cmake --build "$B/build" -j16 --target wgsync-cli 2>&1 | grep -E "error:" && echo "BASE BUILD FAILED"
     clis="base:$B/build/cli/wgsync:- $clis"
   fi
+  # DESIGNS="name:flags ...": this tree with DESIGN_PATCH applied (a design of the device library
+  # kept as a patch in bench/results), traced, built with those CUDA flags (spaces as +) into
+  # /tmp/wgs-design-NAME; its litmus runs first (ROUNDS_LITMUS), and a TRACE_SETS entry
+  # "set@NAME:tuning" runs its CLI
+  for d in ${DESIGNS:-}; do
+    dn=${d%%:*} df=${d#*:}; D=/tmp/wgs-design-$dn
+    rm -rf "$D"; mkdir -p "$D"
+    tar --exclude='./build*' --exclude=./.gl --exclude=./out -cf - . | tar -xf - -C "$D"
+    [ -z "${DESIGN_PATCH:-}" ] || (cd "$D" && patch -s -p1 < "$DESIGN_PATCH") || echo "DESIGN PATCH FAILED"
+    stamp "design $dn build (${df//+/ })"
+    cmake -S "$D" -B "$D/build" -DCMAKE_BUILD_TYPE=Release -DWGSYNC_BUILD_VULKAN=OFF ${CMAKE_EXTRA:-} $inc \
+      ${lib:+-DOpenCL_LIBRARY=$lib} "-DCMAKE_CUDA_FLAGS=-include $PWD/bench/cuda/app_variants.h -DAPP_TRACE=1 ${df//+/ }" \
+      >/dev/null && cmake --build "$D/build" -j16 --target wgsync-cli wgsync-tuned wgsync-bench-litmus wgsync-bench-skew 2>&1 |
+      grep -E "error:" && echo "DESIGN BUILD FAILED"
+    stamp "design $dn litmus"
+    mkdir -p "$R/litmus-$dn"
+    timeout 150 "$D/build/bench/wgsync-bench-litmus" "$R/litmus-$dn" "${ROUNDS_LITMUS:-1000}" > "$R/litmus-$dn/log" 2>&1 || echo "LITMUS $dn FAILED"
+    grep -iE "violat|total" "$R/litmus-$dn/log" | tail -4; pack
+  done
   for spec in ${TRACE_SETS:-trace:}; do   # traced: the CLI as built, or the measurement CLI under a tuning
-    if [ -z "${spec#*:}" ]; then clis="$clis ${spec%%:*}:build-trace/cli/wgsync:-"
-    else clis="$clis ${spec%%:*}:build-trace/bench/wgsync-tuned:${spec#*:}"; fi
+    sn=${spec%%:*} tree=build-trace
+    [[ "$sn" == *@* ]] && { tree=/tmp/wgs-design-${sn#*@}/build; sn=${sn%@*}; }
+    if [ -z "${spec#*:}" ]; then clis="$clis $sn:$tree/cli/wgsync:-"
+    else clis="$clis $sn:$tree/bench/wgsync-tuned:${spec#*:}"; fi
   done
   for round in $(seq 1 ${TRACE_ROUNDS:-2}); do
     for ag in ${TRACE_INPUTS:-color:grid:1000 mis:grid:1000 color:road:1000 mis:road:1000 sssp:kron:16 color:random:20 mis:random:20 color:kron:18}; do
@@ -381,8 +402,16 @@ for r in csv.DictReader(open(sys.argv[1])):
 for k in sorted(by):
     print("%-18s %-11s %-8s wall us %s" % (k + (" ".join("%.1f" % v for v in by[k]),)))
 PY
-  f=$(ls "$T"/*.bin | head -1); gzip -c "$f" > "$R/$(basename "$f").gz"   # one input's timestamps, to check the analysis
-  pack; stamp done
+  pack
+  for d in ${SKEW_DESIGNS:-}; do   # barriers alone under spread arrivals: shipped, then the design
+    for t in shipped:build-gpu "$d:/tmp/wgs-design-$d/build"; do
+      stamp "skew ${t%%:*}"; mkdir -p "$R/skew-${t%%:*}"
+      WGS_SKEW_SHAPES=${SKEW_SHAPES:-1056x256} WGS_SKEW_DELAYS_NS="${SKEW_DELAYS:-0 1000 4000}" timeout 120 \
+        "${t#*:}/bench/wgsync-bench-skew" "$R/skew-${t%%:*}" > "$R/skew-${t%%:*}/log" 2>&1 || echo "SKEW FAILED"
+      grep -E "1056x256|x256" "$R/skew-${t%%:*}/log" | head -20; pack
+    done
+  done
+  stamp done
   exit 0
 fi
 
