@@ -10,7 +10,8 @@
 /* The measured defaults (src/tuning.h says why each). */
 #define WGS__TUNING_DEFAULTS                                                                 \
   {                                                                                          \
-    .shards = 32u, .replicas = 16u, .shard_min_groups = 880u, .atom_min_groups = 200u,        \
+    .publish_replicas = 32u, .publish_min_groups = 200u, .shards = 32u, .replicas = 16u,     \
+    .shard_min_groups = 880u, .atom_min_groups = 200u,                                       \
     .gpu_close_wait_us = 10.0, .cpu_close_wait_us = 20000.0, .timeout_ms = 500.0,            \
     .timeout_noclock_ms = 1500.0,                                                            \
   }
@@ -27,6 +28,11 @@ int wgs__tuning_set(const wgs__tuning *t)
 {
   if (!t)
     t = &defaults;
+  if (t->publish_min_groups != 0 &&
+      (!pow2_upto(t->publish_replicas, WGS_SHARDS_MAX) || t->publish_min_groups > 0xffffu))
+    return wgs__fail(WGS_EINVAL, "tuning: publish on %u replicas from %u groups (expected a power "
+                     "of two from 1 to %u, from 1 to 65535 groups; publish 0: never)",
+                     t->publish_replicas, t->publish_min_groups, (unsigned)WGS_SHARDS_MAX);
   if (t->shards != 0 && (!pow2_upto(t->shards, WGS_SHARDS_MAX) ||
                          !pow2_upto(t->replicas, WGS_SHARDS_MAX) || t->shard_min_groups > 0xffffu))
     return wgs__fail(WGS_EINVAL, "tuning: shards %u, replicas %u from %u groups (expected powers "
@@ -79,7 +85,15 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
     unsigned a = 0, b = 0, c = t->shard_min_groups;
     double x = 0;
 #define NAME(s) (nlen == sizeof(s) - 1 && !strncmp(p, s, nlen))
-    if (NAME("shards")) {
+    if (NAME("publish")) {
+      int n = sscanf(val, "%u,%u%c", &a, &b, &tail);
+      if (n == 1 && a == 0)
+        t->publish_min_groups = 0;
+      else if (n == 2 && b != 0)
+        t->publish_replicas = a, t->publish_min_groups = b;
+      else
+        return wgs__fail(WGS_EINVAL, "tuning: publish=%s (expected R,MIN or 0)", val);
+    } else if (NAME("shards")) {
       int n = sscanf(val, "%u,%u,%u%c", &a, &b, &c, &tail);
       if (n == 1 && a == 0)
         t->shards = 0;
@@ -112,7 +126,7 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
       else
         t->device_lib = s;
     } else {
-      return wgs__fail(WGS_EINVAL, "tuning '%s': unknown name '%.*s' (expected shards, atom_min, "
+      return wgs__fail(WGS_EINVAL, "tuning '%s': unknown name '%.*s' (expected publish, shards, atom_min, "
                        "gpu_close_wait_us, cpu_close_wait_us, timeout_ms, timeout_noclock_ms, "
                        "atomics, device_lib or tools_options)", spec, (int)nlen, p);
     }

@@ -16,6 +16,9 @@ extern "C" {
 
 typedef struct wgs__tuning {
   /* The counter barrier's shapes (device/common/wgs_core.h, "Counter barrier"). */
+  uint32_t publish_replicas;  /* the published shape's replicas R (a power of two, <= 32): 32 */
+  uint32_t publish_min_groups; /* published from this many groups on (<= 65535; 0: never),
+                                 before the thresholds below: 200 (see below) */
   uint32_t shards;            /* arrival shards S of the sharded shape (a power of two, <= 32);
                                  0: never sharded. 32 with 16 replicas: best or within 0.1 us
                                  from 792 to 4224 groups (H200) */
@@ -51,8 +54,8 @@ const wgs__tuning *wgs__tuning_get(void);
 /* Checks t (WGS_EINVAL naming the field) and makes it the values in force; NULL: the defaults.
  * The strings are referenced, not copied: they must outlive their use. */
 int wgs__tuning_set(const wgs__tuning *t);
-/* Applies "name=value ..." (space or semicolon separated) to t: shards=S,R[,MIN] (shards=0: never
- * sharded), atom_min=N, gpu_close_wait_us=X, cpu_close_wait_us=X, timeout_ms=X,
+/* Applies "name=value ..." (space or semicolon separated) to t: publish=R,MIN (publish=0: never
+ * published), shards=S,R[,MIN] (shards=0: never sharded), atom_min=N, gpu_close_wait_us=X, cpu_close_wait_us=X, timeout_ms=X,
  * timeout_noclock_ms=X, atomics=c11|ptx|fence, device_lib=PATH, tools_options=TEXT (the rest
  * of the text). WGS_EINVAL naming the part it could not use. For bench/ and tests/, which take
  * the text from where they like (bench/common/tuning_env.c: WGSYNC_TUNING). */

@@ -2,7 +2,8 @@
  * The counter barrier's shapes (device/cuda/wgsync.cuh, "Counter barrier") side by side with
  * cooperative groups' grid.sync() in one process: per-barrier latency with one polled arrival
  * count after release adds ("0/a0") or after acq_rel adds ("0/a1"), with S arrival shards and R
- * published replicas from the first group ("S,R,1"), the default ("default": the shape
+ * published replicas from the first group ("S,R,1"), one count whose last arrival publishes on
+ * R replicas ("pR", from the first group), the default ("default": the shape
  * src/tuning.h's thresholds choose for the group count), and a
  * message-passing check across every barrier (each thread reads a value another group wrote
  * before the same barrier): crossings checked and stale reads per shape. Also the registers the
@@ -92,10 +93,11 @@ int main(int argc, char **argv)
   CK(cudaMalloc(&data, 2 * 4224 * 256 * sizeof(unsigned)));
   const unsigned settings[][2] = {{66, 256},  {132, 256}, {264, 256},  {264, 1024}, {528, 256},
                                   {792, 256}, {1056, 256}, {2112, 128}, {4224, 32}};
-  /* A shape is the tuning's shards ("S,R[,MIN]"; "0": one count; "default": the library's),
+  /* A shape is "pR" (published on R replicas), the tuning's shards ("S,R[,MIN]"; "0": one
+   * count; "default": the library's),
    * and after a '/' "aN" its atom_min=N: "0/a0" polls one count after release adds at every
    * count, "0/a1" after acq_rel adds. WGS_BENCH_SHAPES="a;b;..." measures only those shapes. */
-  std::vector<std::string> shapes = {"default", "0/a0", "0/a1", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
+  std::vector<std::string> shapes = {"default", "p32", "p16", "0/a0", "0/a1", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
   if (const char *only = getenv("WGS_BENCH_SHAPES")) {
     shapes.clear();
     for (std::string rest = only; !rest.empty();) {

@@ -7,9 +7,10 @@
  * at once and the arrivals' contention decides; here the path after the last arrival does.
  * Forms, one kernel body each: cooperative groups' grid.sync() (cooperative launch), and
  * wgsync's counter barrier (fixed groups, every group of the same launch shape) in the shapes
- * the tuning hook can force: the library's default for the group count, one polled count after
- * acq_rel arrivals that wait for their add ("0/a1"), after release adds ("0/a0"), and
- * sharded ("32,32,1"). Each plain and with the stop test of an iterative kernel (wgsync's
+ * the tuning hook can force: the library's default for the group count (published from 200
+ * groups), sharded ("32,16,1", the default at 880 groups and more before the published shape),
+ * one polled count after acq_rel arrivals that wait for their add ("0/a1"), after release adds
+ * ("0/a0"). Each plain and with the stop test of an iterative kernel (wgsync's
  * wgs_grid_barrier_or; grid.sync()'s as apps/cuda/apps_cuda.cu writes it: block OR, one flag
  * store, grid.sync(), one load, block OR). The forms alternate within each repeat.
  *   wgsync-bench-skew [results folder]   writes skew.csv
@@ -144,7 +145,7 @@ int main(int argc, char **argv)
       p++;
     }
   }
-  const char *forms[] = {"grid.sync()", "default", "0/a1", "0/a0", "32,32,1"};
+  const char *forms[] = {"grid.sync()", "default", "32,16,1", "0/a1", "0/a0"};
   const unsigned NF = sizeof forms / sizeof *forms, R = 7;
   printf("wgsync grid barriers under skewed arrivals (counter design %d)  %s\ndevice %s, %s; SM clock "
          "%.0f cycles/us\n", WGS_COUNTER_VARIANT, date, in.name, in.driver_version, cyc_per_us);

@@ -13,10 +13,11 @@
  *   WGS_FN                    how a library function is declared (inline, device)
  *   wgs_word_ptr, wgs__u64    a pointer to a 32-bit state word in global memory; 64-bit unsigned
  *   wgs__ld_acq  wgs__ld_rlx  wgs__st_rel  wgs__st_rlx  wgs__add_rlx  wgs__add_acqrel
- *   wgs__red_rel wgs__xchg_acq wgs__or_rlx wgs__cas_rlx (wgs__min_rlx wgs__max_rlx: where
+ *   wgs__red_rel wgs__add_rel wgs__xchg_acq wgs__or_rlx wgs__cas_rlx (wgs__min_rlx wgs__max_rlx: where
  *                             the core's work-group reduction is used)
  *                             device-scope atomics with the named ordering (the layer's comments
- *                             say how each is made on its platform)
+ *                             say how each is made on its platform); wgs__fence_acq_rel(), a
+ *                             device-scope acq_rel fence
  *   WGS_HAS_TIMER, wgs__timer_ns()   a nanosecond clock, or 0 (then spins count iterations)
  *   WGS_HAS_GRIDID, wgs__gridid()    a number that tells launches apart (CUDA's %gridid), or 0;
  *                             where 1, also wgs__ld_rlx64(p) and wgs__st_rlx64(p, v): relaxed
@@ -481,13 +482,20 @@ WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsi
 }
 
 /* The counter barrier's shape for this launch (see "Counter barrier" below), packed into
- * env->barrier_kind: bit 16 set when sharded, then log2 S in bits 8-11 and log2 R in bits
- * 12-15; bit 24 set when not sharded and the arrival waits for its acq_rel add. The host's
+ * env->barrier_kind: bit 25 set when published (then log2 R in bits 12-15: the host's
+ * WGS_CFG_PUBLISH word, looked at first); else bit 16 set when sharded, then log2 S in bits
+ * 8-11 and log2 R in bits 12-15; bit 24 set when not sharded and the arrival waits for its
+ * acq_rel add. The host's
  * WGS_CFG_SHARDS word gives S, R (powers of two, at most WGS_SHARDS_MAX) and the fewest groups
  * that use shards, WGS_CFG_ATOM_MIN the fewest that wait for the add (src/launch.c). S and R
  * are lowered to the group's size: the combiner's work-item i polls shard i, publishes replica i. */
 WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
 {
+  unsigned p = g[WGS_G_CONFIG + WGS_CFG_PUBLISH], pmin = p & 0xffffu, P = (p >> 16) & 255u;
+  if (pmin != 0u && P != 0u && env->num_groups >= pmin) { /* published: bit 25, log2 R */
+    env->barrier_kind |= 1u << 25 | wgs__log2(P) << 12;
+    return;
+  }
   unsigned c = g[WGS_G_CONFIG + WGS_CFG_SHARDS], S = c & 255u, R = (c >> 8) & 255u;
   while (S > env->local_size)
     S >>= 1;
@@ -801,9 +809,23 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  * half, and every group passes the same instances) is complete when every participating group
  * has arrived k+1 times. Nothing is read before arriving (the target comes from the private
  * count) and nothing is reset: counts are monotonic and compared by signed difference, so
- * instance k+1 is never taken for k. Three shapes, chosen per launch from the group count alone
+ * instance k+1 is never taken for k. Four shapes, chosen per launch from the group count alone
  * (wgs__choose_shards), so every barrier of a launch takes the same one:
  *
+ *  - Published (from the host's WGS_CFG_PUBLISH count, looked at first): every group's
+ *    representative does a release add on one arrival count and waits for its result. The add
+ *    that makes n*(k+1) is the instance's last: its representative makes a fence.acq_rel, then
+ *    stores k+1 (relaxed) on replica lines r < R. Its RMW read the end of the count's RMW chain,
+ *    which continues the release sequence every arrival's release add heads, and a read
+ *    followed by an acquire fence synchronises with those releases (C11 7.17.4, the PTX
+ *    model's fence-based acquire pattern); the same fence before the stores makes each of them
+ *    a release (the fence-based release pattern). A waiter polls replica g mod R (relaxed),
+ *    then makes one acquire load: reading k+1 it synchronises with the last arrival's fence,
+ *    so with every arrival. The last arrival polls nothing; a split arrive publishes too,
+ *    when it is the last (its representative waits for the add there). Against the shapes
+ *    below: no acquire at the arrivals (an acquire at device scope drops the SM's L1, which
+ *    the SM's groups still in their step then miss), no combiner hop after the last arrival,
+ *    no line with more than n/R pollers.
  *  - Small launches (fewer groups than the host's WGS_CFG_ATOM_MIN): every group's
  *    representative does a release add on one arrival count, whose result nobody waits for,
  *    and polls that count (relaxed loads) until it reaches n*(k+1), then makes one acquire load.
@@ -857,6 +879,7 @@ WGS_FN void wgs__arrive_add_rel(wgs_word_ptr p, unsigned v) { WGS__HOOK_ARRIVE_A
 
 WGS_FN unsigned wgs__kind_xf(const wgs_env *env) { return (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF; }
 WGS_FN unsigned wgs__sharded(const wgs_env *env) { return (env->barrier_kind >> 16) & 1u; }
+WGS_FN unsigned wgs__published(const wgs_env *env) { return (env->barrier_kind >> 25) & 1u; }
 WGS_FN unsigned wgs__log2_shards(const wgs_env *env) { return (env->barrier_kind >> 8) & 15u; }
 WGS_FN unsigned wgs__log2_replicas(const wgs_env *env) { return (env->barrier_kind >> 12) & 15u; }
 WGS_FN unsigned wgs__arrival_waits(const wgs_env *env) { return (env->barrier_kind >> 24) & 1u; }
@@ -872,9 +895,19 @@ WGS_FN wgs_word_ptr wgs__replica(const wgs_env *env, unsigned r)
   return env->s + WGS_W_SHARDS + (WGS_SHARDS_MAX + r) * WGS_LINE_WORDS;
 }
 /* The representative's arrival: shard 0 when not sharded (log2 S is then 0). Returns the count
- * it made when the arrival waits for its add (wgs__arrival_waits, and may_wait), else 0. */
+ * it made when the arrival waits for its add (published, or wgs__arrival_waits; and may_wait),
+ * else 0. Published: the last arrival publishes the instance (see "Counter barrier"). */
 WGS_FN unsigned wgs__counter_arrive(const wgs_env *env, unsigned may_wait)
 {
+  if (wgs__published(env)) {
+    unsigned want = env->counted + 1u, made = wgs__add_rel(wgs__shard(env, 0u), 1u) + 1u;
+    if ((int)(made - env->num_groups * want) >= 0) {
+      wgs__fence_acq_rel(); /* acquires every arrival, releases the stores below */
+      for (unsigned r = 0u; r < (1u << wgs__log2_replicas(env)); ++r)
+        wgs__st_rlx(wgs__replica(env, r), want);
+    }
+    return may_wait ? made : 0u;
+  }
   wgs_word_ptr shard = wgs__shard(env, env->group_id & ((1u << wgs__log2_shards(env)) - 1u));
   if (may_wait && wgs__arrival_waits(env))
     return wgs__add_acqrel(shard, 1u) + 1u;
@@ -911,13 +944,14 @@ WGS_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, 
       target = (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u);
     }
   } else if (lid == 0u) {
-    word = sharded ? wgs__replica(env, env->group_id & ((1u << lr) - 1u)) : wgs__shard(env, 0u);
-    target = sharded ? want : n * want;
+    unsigned replicas = sharded || wgs__published(env);
+    word = replicas ? wgs__replica(env, env->group_id & ((1u << lr) - 1u)) : wgs__shard(env, 0u);
+    target = replicas ? want : n * want;
     if (made != 0u) { /* the arrival waited for its add (0: it did not, or a split arrive) */
-      if ((int)(made - target) >= 0)
-        word = 0; /* the last arrival: its acq_rel RMW has acquired every other one */
+      if ((int)(made - n * want) >= 0)
+        word = 0; /* the last arrival: its acq_rel RMW (published: its fence) acquired the rest */
       else
-        WGS__HOOK_ARRIVED_SHORT(target - made);
+        WGS__HOOK_ARRIVED_SHORT(n * want - made);
     }
   }
   if (word != 0)

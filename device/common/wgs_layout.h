@@ -28,7 +28,7 @@
 #ifndef WGS_LAYOUT_H
 #define WGS_LAYOUT_H
 
-#define WGS_LAYOUT_VERSION 9u
+#define WGS_LAYOUT_VERSION 10u
 
 /* Device libraries: checked builds also check the kernel's use of the library (wgs_discover
  * once, every work-item of a participating group at each grid barrier): WGS_CHECK_MISUSE, on
@@ -120,7 +120,11 @@
                                  before polling; below, a release add nobody waits for (0: never) */
 #define WGS_CFG_TICKS 17u     /* 1: no device clock, but the host's: WGS_CFG_CLOCK counts
                                  microseconds, and the spin bound and close wait are in them */
-#define WGS_CFG_WORDS 18u
+#define WGS_CFG_PUBLISH 18u   /* counter barrier: launches of at least the count in bits 0-15
+                                 groups (0: none) take one arrival count whose last arrival
+                                 publishes on R replicas (bits 16-23), before the shards' and
+                                 the acq_rel thresholds above are looked at */
+#define WGS_CFG_WORDS 19u
 #define WGS_CFG_DISPATCH 20u  /* the OpenCL layer (layer/): how its kernels were dispatched
                                  (WGS_DISPATCH_*); written by its launches when it changes, on the
                                  launch's queue, never by the config write */

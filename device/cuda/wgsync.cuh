@@ -75,6 +75,13 @@ WGS_DEV unsigned wgs__add_acqrel(unsigned *p, unsigned v)
   asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
   return old;
 }
+WGS_DEV unsigned wgs__add_rel(unsigned *p, unsigned v)
+{
+  unsigned old;
+  asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+WGS_DEV void wgs__fence_acq_rel() { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 WGS_DEV unsigned wgs__xchg_acq(unsigned *p, unsigned v)
 {
   unsigned old;

@@ -73,6 +73,14 @@ WGS_FN void wgs__red_rel(wgs_word_ptr p, uint v) /* release add, result unused *
 {
   (void)atomic_fetch_add_explicit(WGS__A(p), v, memory_order_release, memory_scope_device);
 }
+WGS_FN uint wgs__add_rel(wgs_word_ptr p, uint v)
+{
+  return atomic_fetch_add_explicit(WGS__A(p), v, memory_order_release, memory_scope_device);
+}
+WGS_FN void wgs__fence_acq_rel(void)
+{
+  atomic_work_item_fence(CLK_GLOBAL_MEM_FENCE, memory_order_acq_rel, memory_scope_device);
+}
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   return atomic_exchange_explicit(WGS__A(p), v, memory_order_acquire, memory_scope_device);
@@ -132,6 +140,13 @@ WGS_FN void wgs__red_rel(wgs_word_ptr p, uint v) /* release add, nothing returne
 {
   asm volatile("red.release.gpu.global.add.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
+WGS_FN uint wgs__add_rel(wgs_word_ptr p, uint v)
+{
+  uint old;
+  asm volatile("atom.release.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+  return old;
+}
+WGS_FN void wgs__fence_acq_rel(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   uint old = atomic_xchg(p, v);
@@ -180,6 +195,12 @@ WGS_FN void wgs__red_rel(wgs_word_ptr p, uint v)
   mem_fence(CLK_GLOBAL_MEM_FENCE);
   (void)atomic_add(p, v);
 }
+WGS_FN uint wgs__add_rel(wgs_word_ptr p, uint v)
+{
+  mem_fence(CLK_GLOBAL_MEM_FENCE);
+  return atomic_add(p, v);
+}
+WGS_FN void wgs__fence_acq_rel(void) { mem_fence(CLK_GLOBAL_MEM_FENCE); }
 WGS_FN uint wgs__xchg_acq(wgs_word_ptr p, uint v)
 {
   uint old = atomic_xchg(p, v);
