@@ -49,6 +49,10 @@ typedef struct {
   int balance;           /* the steps, per node or balanced: APP_BALANCE_* */
   int all_groups;        /* 1: the persistent forms take every group that runs at once; 0 (the
                             default): no more than the step's work items fill (app_groups) */
+  wgs_barrier barrier;   /* the persistent and fixed forms' grid barrier; WGS_BARRIER_DEFAULT:
+                            on CUDA the published shape (the steps spread the groups' arrivals,
+                            where it is measured faster: docs/results.md), elsewhere the
+                            library's default */
 } app_options;
 enum { APP_BALANCE_AUTO = 0, APP_BALANCE_NODES = 1, APP_BALANCE_EDGES = 2 };
 void app_options_init(app_options *o);

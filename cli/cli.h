@@ -81,6 +81,7 @@ void cli_device_json(json_w *j, const char *key, const wgs_device_info *in);
 void cli_print_header(const wgs_device_info *in);
 const char *cli_atomics_name(wgs_atomics a);
 const char *cli_lock_name(wgs_lock l);
+const char *cli_barrier_name(wgs_barrier b);
 /* Reports a failed call (stderr; with --json also a JSON object on stdout: tool, command, date,
  * status, error, detail) and returns the exit status 1. */
 int cli_fail(const char *cmd, int rc);

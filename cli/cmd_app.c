@@ -111,6 +111,7 @@ int cmd_app(const cli_opts *o, cli_target *t)
   ao.fixed_groups = o->fixed_groups;
   ao.balance = o->balance; /* the CLI's 0/1/2 are APP_BALANCE_AUTO/NODES/EDGES */
   ao.all_groups = o->all_groups;
+  ao.barrier = o->barrier;
   if (o->lock_set)
     ao.lock = o->lock;
   ao.close_wait_us = o->wait_us;
@@ -199,6 +200,7 @@ int cmd_app(const cli_opts *o, cli_target *t)
       json_end_obj(&j);
       json_int(&j, "local_size", (long long)ao.local_size);
       json_str(&j, "lock", cli_lock_name(ao.lock));
+      json_str(&j, "barrier", ao.barrier == WGS_BARRIER_DEFAULT ? "default" : cli_barrier_name(ao.barrier));
       json_int(&j, "runs", runs);
       json_int(&j, "warmup", warm);
       json_arr(&j, "forms");

@@ -22,7 +22,7 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
   if (!o->json) {
     cli_print_header(&in);
     printf("barrier  %u %s grid barriers%s, message-passing check across each, local size %zu, "
-           "%s build\n", c.rounds, c.barrier == WGS_BARRIER_XF ? "xf" : "counter",
+           "%s build\n", c.rounds, cli_barrier_name(c.barrier),
            c.split ? " (split: arrive, work, wait)" : "", c.local_size,
            c.unchecked ? "unchecked" : "checked");
     fflush(stdout);
@@ -39,7 +39,7 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
     json_str(&j, "lock", cli_lock_name(c.lock));
     json_bool(&j, "checked", !c.unchecked);
     json_str(&j, "discovery", c.discovery == WGS_DISCOVERY_ALL ? "all" : "protocol");
-    json_str(&j, "barrier", c.barrier == WGS_BARRIER_XF ? "xf" : "counter");
+    json_str(&j, "barrier", cli_barrier_name(c.barrier));
     json_bool(&j, "split", c.split);
     json_end_obj(&j);
     json_str(&j, "status", wgs_status_name(rc));

@@ -17,7 +17,7 @@ int cmd_latency(const cli_opts *o, cli_target *t)
   int rc = wgs_barrier_latency(t->dev, &c, &r);
   if (rc != WGS_OK)
     return cli_fail("latency", rc);
-  const char *kind = o->barrier == WGS_BARRIER_XF ? "xf" : "counter";
+  const char *kind = cli_barrier_name(o->barrier);
   if (o->json) {
     json_w j;
     cli_json_open(&j, "latency");

@@ -42,13 +42,13 @@ void cli_usage(FILE *f)
       "discover: --runs R (10)   --bound (also search the bound and report recall)\n"
       "bound:    --limit N (largest group count probed)\n"
       "barrier:  --rounds K (1000)   --unchecked   --discovery protocol|all\n"
-      "          --barrier xf|counter (default: counter)   --split (arrive; work; wait)\n"
+      "          --barrier xf|counter|published (default: counter)   --split (arrive; work; wait)\n"
       "app:      --graph rmat:SCALE[:EF] | kron:SCALE[:EF] | random:SCALE[:DEG] | grid:W[xH]\n"
       "                  | road:W[xH] | FILE.gr|.graph|.mtx\n"
       "          --forms multi,persistent,fixed[,gridsync,graph] (default: all the device has)\n"
       "          --runs R (5, after 1 warm-up)   --src N (0)   --sources K (bc: 4)\n"
       "          --weights MAX (10000)   --seed S (1)   --fixed-groups N   --checked\n"
-      "          --balance auto|nodes|edges   --all-groups\n",
+      "          --balance auto|nodes|edges   --all-groups   --barrier counter|published|xf\n",
       f);
 }
 
@@ -110,6 +110,8 @@ void cli_usage_app(FILE *f)
         "                     (edges when the degrees are skewed, on a GPU; the default)\n"
         "  --all-groups       the persistent forms take every group that runs at once (default:\n"
         "                     no more groups than the step's work items fill)\n"
+        "  --barrier B        the persistent and fixed forms' grid barrier (default: published on\n"
+        "                     CUDA, where the steps spread the groups' arrivals; counter elsewhere)\n"
         "  --local-size N, --json, -q, and the device options of `wgsync --help`\n",
         f);
 }
@@ -141,7 +143,7 @@ static const struct {
                 "Grid-barrier self-test: K barriers, each followed by a check that every work-item\n"
                 "reads what another group's work-item wrote before it.\n\n"
                 "  --rounds K         barriers (1000)\n"
-                "  --barrier xf|counter   the barrier (counter: default)\n"
+                "  --barrier xf|counter|published   the barrier (counter: default)\n"
                 "  --split            arrive; work; wait\n"
                 "  --unchecked        the unchecked build (with --discovery all: a checked probe first)\n"
                 "  --discovery protocol|all   discovery, or every launched group takes part\n"
@@ -150,7 +152,7 @@ static const struct {
                 "Per-barrier latency over exactly G groups (a checked probe first, so too many\n"
                 "groups is an error, not a hang): median, min and max over the runs.\n\n"
                 "  --groups G         groups (required)\n"
-                "  --local-size L (256)   --barrier xf|counter   --rounds K (barriers per run: 2000)\n"
+                "  --local-size L (256)   --barrier xf|counter|published   --rounds K (barriers per run: 2000)\n"
                 "  --split            the split barrier: arrive, then wait at once\n"
                 "  --runs R           runs (7)\n"},
     {"kernels", "usage: wgsync kernels [-q]\n\n"
@@ -312,10 +314,12 @@ int cli_parse(int argc, char **argv, cli_opts *o_)
         o.barrier = WGS_BARRIER_XF;
       else if (!strcmp(optarg, "counter"))
         o.barrier = WGS_BARRIER_COUNTER;
+      else if (!strcmp(optarg, "published"))
+        o.barrier = WGS_BARRIER_PUBLISHED;
       else if (!strcmp(optarg, "default"))
         o.barrier = WGS_BARRIER_DEFAULT;
       else {
-        fprintf(stderr, "wgsync: --barrier '%s' is not 'xf', 'counter' or 'default'\n", optarg);
+        fprintf(stderr, "wgsync: --barrier '%s' is not 'xf', 'counter', 'published' or 'default'\n", optarg);
         return 2;
       }
       break;

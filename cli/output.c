@@ -151,6 +151,11 @@ const char *cli_lock_name(wgs_lock l)
   return l == WGS_LOCK_SPIN ? "spin" : l == WGS_LOCK_FREE ? "free" : "ticket";
 }
 
+const char *cli_barrier_name(wgs_barrier b)
+{
+  return b == WGS_BARRIER_XF ? "xf" : b == WGS_BARRIER_PUBLISHED ? "published" : "counter";
+}
+
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in)
 {
   json_obj(j, key);

@@ -39,7 +39,7 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
   w[WGS_CFG_BARRIER] = cfg->barrier == WGS_BARRIER_XF ? WGS_BARRIER_KIND_XF : WGS_BARRIER_KIND_COUNTER;
   w[WGS_CFG_ENOUGH] = enough;
   w[WGS_CFG_EPOCHS] = epochs ? 1u : 0u;
-  w[WGS_CFG_PUBLISH] = wgs__barrier_publish();
+  w[WGS_CFG_PUBLISH] = wgs__barrier_publish(cfg->barrier == WGS_BARRIER_PUBLISHED);
   w[WGS_CFG_SHARDS] = wgs__barrier_shards();
   w[WGS_CFG_ATOM_MIN] = wgs__barrier_atom_min();
 }
@@ -47,10 +47,11 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
 /* The counter barrier's shapes for the config words: the published shape's fewest groups | R <<
  * 16 (0: never), S | R << 8 | fewest groups << 16 (0: never sharded), and the acq_rel threshold;
  * the values are src/tuning.h's. */
-uint32_t wgs__barrier_publish(void)
+uint32_t wgs__barrier_publish(int chosen)
 {
   const wgs__tuning *t = wgs__tuning_get();
-  return t->publish_min_groups == 0 ? 0u : t->publish_min_groups | t->publish_replicas << 16;
+  uint32_t min = chosen ? 1u : t->publish_min_groups; /* WGS_BARRIER_PUBLISHED: at every count */
+  return min == 0 ? 0u : min | t->publish_replicas << 16;
 }
 
 uint32_t wgs__barrier_shards(void)

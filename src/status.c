@@ -82,9 +82,9 @@ int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg)
       cfg->discovery != WGS_DISCOVERY_FIXED)
     return wgs__fail(WGS_EINVAL, "%s: discovery is %d (expected WGS_DISCOVERY_PROTOCOL, _ALL or "
                                  "_FIXED)", who, (int)cfg->discovery);
-  if ((int)cfg->barrier < WGS_BARRIER_DEFAULT || cfg->barrier > WGS_BARRIER_COUNTER)
-    return wgs__fail(WGS_EINVAL, "%s: barrier is %d (expected WGS_BARRIER_DEFAULT, _XF or "
-                                 "_COUNTER)", who, (int)cfg->barrier);
+  if ((int)cfg->barrier < WGS_BARRIER_DEFAULT || cfg->barrier > WGS_BARRIER_PUBLISHED)
+    return wgs__fail(WGS_EINVAL, "%s: barrier is %d (expected WGS_BARRIER_DEFAULT, _XF, _COUNTER "
+                                 "or _PUBLISHED)", who, (int)cfg->barrier);
   if (!(cfg->timeout_ms >= 0) || isinf(cfg->timeout_ms))
     return wgs__fail(WGS_EINVAL, "%s: timeout_ms is %g (expected a finite value >= 0; a value "
                                  "too large for the device's spin counter means no bound)",

@@ -10,7 +10,7 @@
 /* The measured defaults (src/tuning.h says why each). */
 #define WGS__TUNING_DEFAULTS                                                                 \
   {                                                                                          \
-    .publish_replicas = 32u, .publish_min_groups = 200u, .shards = 32u, .replicas = 16u,     \
+    .publish_replicas = 32u, .publish_min_groups = 0u, .shards = 32u, .replicas = 16u,       \
     .shard_min_groups = 880u, .atom_min_groups = 200u,                                       \
     .gpu_close_wait_us = 10.0, .cpu_close_wait_us = 20000.0, .timeout_ms = 500.0,            \
     .timeout_noclock_ms = 1500.0,                                                            \

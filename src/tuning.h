@@ -16,9 +16,13 @@ extern "C" {
 
 typedef struct wgs__tuning {
   /* The counter barrier's shapes (device/common/wgs_core.h, "Counter barrier"). */
-  uint32_t publish_replicas;  /* the published shape's replicas R (a power of two, <= 32): 32 */
+  uint32_t publish_replicas;  /* the published shape's replicas R (a power of two, <= 32): 32,
+                                 as measured in the apps (docs/results.md) */
   uint32_t publish_min_groups; /* published from this many groups on (<= 65535; 0: never),
-                                 before the thresholds below: 200 (see below) */
+                                 before the thresholds below: 0, as a default shape it is slower
+                                 back to back at every count (H100: 2.40 against 2.14 us at
+                                 1056 x 256, 4.58 against 2.38 at 4224 x 32); a launch asks for
+                                 it with WGS_BARRIER_PUBLISHED, from any count */
   uint32_t shards;            /* arrival shards S of the sharded shape (a power of two, <= 32);
                                  0: never sharded. 32 with 16 replicas: best or within 0.1 us
                                  from 792 to 4224 groups (H200) */

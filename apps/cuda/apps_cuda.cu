@@ -795,6 +795,7 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
     cfg.lock = c->o.lock;
     cfg.close_wait_us = c->o.close_wait_us;
     cfg.timeout_ms = c->o.timeout_ms;
+    cfg.barrier = c->o.barrier != WGS_BARRIER_DEFAULT ? c->o.barrier : WGS_BARRIER_PUBLISHED;
     cfg.groups = c->groups;
     if (f == APP_FORM_FIXED) {
       cfg.discovery = WGS_DISCOVERY_FIXED;

@@ -426,6 +426,7 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
   cfg.lock = c->o.lock;
   cfg.close_wait_us = c->o.close_wait_us;
   cfg.timeout_ms = c->o.timeout_ms;
+  cfg.barrier = c->o.barrier;
   /* no more groups than the step's work items fill (app_groups); discovery then finds that
    * many or fewer */
   cfg.groups = app_groups(c->g, c->app, &c->o, c->local, wgs_default_groups(c->dev, c->local));

@@ -199,9 +199,11 @@ int wgs__vk_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config *
     cfg = &c0;
   }
   const char *kname = k->prog->m[k->module].name;
-  if (cfg->barrier == WGS_BARRIER_XF)
+  if (cfg->barrier == WGS_BARRIER_XF || cfg->barrier == WGS_BARRIER_PUBLISHED)
     return wgs__fail(WGS_EUNSUPPORTED, "wgs_launch: the Vulkan library has the counter grid "
-                                       "barrier only (WGS_BARRIER_COUNTER), not the XF barrier");
+                                       "barrier in its default shapes only (WGS_BARRIER_COUNTER), "
+                                       "not %s", cfg->barrier == WGS_BARRIER_XF ? "the XF barrier"
+                                       : "the published shape (WGS_BARRIER_PUBLISHED)");
   if (cfg->state_arg >= WGS_VK_ARGS)
     return wgs__fail(WGS_EINVAL, "wgs_launch: state_arg %u (the state's binding; at most %u)",
                      cfg->state_arg, WGS_VK_ARGS - 1);

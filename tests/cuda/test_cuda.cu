@@ -185,7 +185,7 @@ static void run_props(wgs_lock lock, wgs_barrier barrier)
 static int case_props(void)
 {
   for (int l = WGS_LOCK_TICKET; l <= WGS_LOCK_FREE; l++)
-    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++)
+    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_PUBLISHED; b++)
       run_props((wgs_lock)l, (wgs_barrier)b);
   return 0;
 }
@@ -217,7 +217,7 @@ static int case_recall(void)
 
 static int case_mp(int split, int unchecked)
 {
-  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_PUBLISHED; b++) {
     if (split && b == WGS_BARRIER_XF)
       continue; /* the split barrier runs counter or tree */
     wgs_selftest_config c;
@@ -249,7 +249,7 @@ static int case_mixed(void)
   CHECK_OK(wgs_cuda_state_create(0, groups, &st));
   CHECK(cudaMalloc(&cnt, 4) == cudaSuccess && cudaMalloc(&bad, 16) == cudaSuccess);
   /* tests/kernels/portable.h's portable_mixed: the same kernel test_wgsync's split case runs */
-  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_PUBLISHED; b++) {
     cudaMemset(cnt, 0, 4);
     cudaMemset(bad, 0, 16);
     void *args[4] = {NULL, &cnt, &bad, &rounds};
@@ -280,7 +280,7 @@ static int case_or(void)
   wgs_cuda_state_t *st;
   CHECK_OK(wgs_cuda_state_create(0, groups, &st));
   CHECK(cudaMalloc(&bad, 16) == cudaSuccess);
-  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_PUBLISHED; b++) {
     cudaMemset(bad, 0, 16);
     void *args[3] = {NULL, &bad, &rounds};
     wgs_launch_config cfg;
@@ -318,7 +318,7 @@ static int case_reduce(void)
   uint32_t *h = (uint32_t *)malloc((size_t)rounds * cap * 4), *first = (uint32_t *)malloc((size_t)rounds * cap * 4);
   CHECK(h && first);
   for (int l = 0; l < 2; l++) {
-    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+    for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_PUBLISHED; b++) {
       unsigned before = 0;
       for (int again = 0; again < 2; again++) {
         cudaMemset(bad, 0, 16);
@@ -427,7 +427,7 @@ static int case_misuse(void)
 
 static int case_deadlock(void)
 {
-  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_COUNTER; b++) {
+  for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_PUBLISHED; b++) {
     wgs_occupancy_config oc;
     memset(&oc, 0, sizeof oc);
     oc.local_size = 256;
