@@ -206,13 +206,14 @@ typedef enum {
   WGS_BARRIER_XF = 1,      /* Sorensen et al. 2016 §4.2: the master group polls one flag per group */
   WGS_BARRIER_COUNTER = 2, /* arrival counts, their shape chosen by the group count
                               (device/common/wgs_core.h, "Counter barrier") */
-  WGS_BARRIER_PUBLISHED = 3, /* the counter barrier in its published shape: one count of release
-                              adds, and the last arrival publishes the instance for the others
-                              to poll. For kernels whose groups reach each barrier at different
-                              times, after steps of real work: no acquire at the arrivals (which
-                              slows the groups still working) and no hop after the last one.
-                              Back to back, COUNTER is faster (docs/guide.md, "Choosing a grid
-                              barrier"). CUDA and OpenCL; not the Vulkan library */
+  WGS_BARRIER_PUBLISHED = 3, /* the counter barrier, in its published shape from 880 groups (one
+                              count of release adds; the last arrival publishes the instance for
+                              the others to poll), in its default shapes below. For kernels
+                              whose groups reach each barrier at different times, after steps
+                              of real work: no acquire at the arrivals (which slows the groups
+                              still working) and no hop after the last one. Back to back,
+                              COUNTER is faster (docs/guide.md, "Choosing a grid barrier").
+                              CUDA and OpenCL; not the Vulkan library */
 } wgs_barrier;
 
 typedef struct {

@@ -75,7 +75,7 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
 /* WGS_CFG_SHARDS: the counter barrier's sharded shape (S | R << 8 | fewest groups << 16), 0 for
  * none; WGS_CFG_ATOM_MIN below; both from src/tuning.h. */
 /* WGS_CFG_PUBLISH: the counter barrier's published shape (fewest groups | R << 16), 0 for none;
- * chosen: the launch asked for it (WGS_BARRIER_PUBLISHED), at every group count. */
+ * chosen: the launch asked for it (WGS_BARRIER_PUBLISHED), from src/tuning.h's count. */
 uint32_t wgs__barrier_publish(int chosen);
 uint32_t wgs__barrier_shards(void);
 /* WGS_CFG_ATOM_MIN: from this many groups on, an unsharded arrival waits for its acq_rel add. */

@@ -50,7 +50,7 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
 uint32_t wgs__barrier_publish(int chosen)
 {
   const wgs__tuning *t = wgs__tuning_get();
-  uint32_t min = chosen ? 1u : t->publish_min_groups; /* WGS_BARRIER_PUBLISHED: at every count */
+  uint32_t min = t->publish_min_groups ? t->publish_min_groups : chosen ? t->publish_asked_min_groups : 0u;
   return min == 0 ? 0u : min | t->publish_replicas << 16;
 }
 

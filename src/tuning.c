@@ -10,7 +10,8 @@
 /* The measured defaults (src/tuning.h says why each). */
 #define WGS__TUNING_DEFAULTS                                                                 \
   {                                                                                          \
-    .publish_replicas = 32u, .publish_min_groups = 0u, .shards = 32u, .replicas = 16u,       \
+    .publish_replicas = 32u, .publish_min_groups = 0u, .publish_asked_min_groups = 880u,     \
+    .shards = 32u, .replicas = 16u,                                                          \
     .shard_min_groups = 880u, .atom_min_groups = 200u,                                       \
     .gpu_close_wait_us = 10.0, .cpu_close_wait_us = 20000.0, .timeout_ms = 500.0,            \
     .timeout_noclock_ms = 1500.0,                                                            \
@@ -28,11 +29,12 @@ int wgs__tuning_set(const wgs__tuning *t)
 {
   if (!t)
     t = &defaults;
-  if (t->publish_min_groups != 0 &&
-      (!pow2_upto(t->publish_replicas, WGS_SHARDS_MAX) || t->publish_min_groups > 0xffffu))
-    return wgs__fail(WGS_EINVAL, "tuning: publish on %u replicas from %u groups (expected a power "
-                     "of two from 1 to %u, from 1 to 65535 groups; publish 0: never)",
-                     t->publish_replicas, t->publish_min_groups, (unsigned)WGS_SHARDS_MAX);
+  if (!pow2_upto(t->publish_replicas, WGS_SHARDS_MAX) || t->publish_min_groups > 0xffffu ||
+      t->publish_asked_min_groups > 0xffffu)
+    return wgs__fail(WGS_EINVAL, "tuning: publish on %u replicas from %u groups, or %u when asked "
+                     "(expected a power of two from 1 to %u, at most 65535 groups)",
+                     t->publish_replicas, t->publish_min_groups, t->publish_asked_min_groups,
+                     (unsigned)WGS_SHARDS_MAX);
   if (t->shards != 0 && (!pow2_upto(t->shards, WGS_SHARDS_MAX) ||
                          !pow2_upto(t->replicas, WGS_SHARDS_MAX) || t->shard_min_groups > 0xffffu))
     return wgs__fail(WGS_EINVAL, "tuning: shards %u, replicas %u from %u groups (expected powers "
@@ -88,11 +90,15 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
     if (NAME("publish")) {
       int n = sscanf(val, "%u,%u%c", &a, &b, &tail);
       if (n == 1 && a == 0)
-        t->publish_min_groups = 0;
+        t->publish_min_groups = 0, t->publish_asked_min_groups = 0xffffu;
       else if (n == 2 && b != 0)
         t->publish_replicas = a, t->publish_min_groups = b;
       else
         return wgs__fail(WGS_EINVAL, "tuning: publish=%s (expected R,MIN or 0)", val);
+    } else if (NAME("publish_asked")) {
+      if (sscanf(val, "%u%c", &a, &tail) != 1)
+        return wgs__fail(WGS_EINVAL, "tuning: publish_asked=%s (expected a group count)", val);
+      t->publish_asked_min_groups = a;
     } else if (NAME("shards")) {
       int n = sscanf(val, "%u,%u,%u%c", &a, &b, &c, &tail);
       if (n == 1 && a == 0)
@@ -126,7 +132,7 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
       else
         t->device_lib = s;
     } else {
-      return wgs__fail(WGS_EINVAL, "tuning '%s': unknown name '%.*s' (expected publish, shards, atom_min, "
+      return wgs__fail(WGS_EINVAL, "tuning '%s': unknown name '%.*s' (expected publish, publish_asked, shards, atom_min, "
                        "gpu_close_wait_us, cpu_close_wait_us, timeout_ms, timeout_noclock_ms, "
                        "atomics, device_lib or tools_options)", spec, (int)nlen, p);
     }

@@ -18,11 +18,14 @@ typedef struct wgs__tuning {
   /* The counter barrier's shapes (device/common/wgs_core.h, "Counter barrier"). */
   uint32_t publish_replicas;  /* the published shape's replicas R (a power of two, <= 32): 32,
                                  as measured in the apps (docs/results.md) */
-  uint32_t publish_min_groups; /* published from this many groups on (<= 65535; 0: never),
-                                 before the thresholds below: 0, as a default shape it is slower
-                                 back to back at every count (H100: 2.40 against 2.14 us at
-                                 1056 x 256, 4.58 against 2.38 at 4224 x 32); a launch asks for
-                                 it with WGS_BARRIER_PUBLISHED, from any count */
+  uint32_t publish_min_groups; /* every counter launch of this many groups or more is published,
+                                 asked or not (<= 65535; 0: only those that ask): 0, as a default
+                                 shape it is slower back to back at every count (H100: 2.40
+                                 against 2.14 us at 1056 x 256, 4.58 against 2.38 at 4224 x 32) */
+  uint32_t publish_asked_min_groups; /* a launch that asks (WGS_BARRIER_PUBLISHED) is published
+                                 from this many groups on, and takes the shapes below under it:
+                                 880, the apps' Table 4 on the H100 (faster at 1056 groups,
+                                 slower at 15-541: bc on 15 groups 2.80 against 2.23 ms) */
   uint32_t shards;            /* arrival shards S of the sharded shape (a power of two, <= 32);
                                  0: never sharded. 32 with 16 replicas: best or within 0.1 us
                                  from 792 to 4224 groups (H200) */
@@ -58,8 +61,8 @@ const wgs__tuning *wgs__tuning_get(void);
 /* Checks t (WGS_EINVAL naming the field) and makes it the values in force; NULL: the defaults.
  * The strings are referenced, not copied: they must outlive their use. */
 int wgs__tuning_set(const wgs__tuning *t);
-/* Applies "name=value ..." (space or semicolon separated) to t: publish=R,MIN (publish=0: never
- * published), shards=S,R[,MIN] (shards=0: never sharded), atom_min=N, gpu_close_wait_us=X, cpu_close_wait_us=X, timeout_ms=X,
+/* Applies "name=value ..." (space or semicolon separated) to t: publish=R,MIN (every counter
+ * launch from MIN groups published; publish=0: none, not even those that ask), publish_asked=N, shards=S,R[,MIN] (shards=0: never sharded), atom_min=N, gpu_close_wait_us=X, cpu_close_wait_us=X, timeout_ms=X,
  * timeout_noclock_ms=X, atomics=c11|ptx|fence, device_lib=PATH, tools_options=TEXT (the rest
  * of the text). WGS_EINVAL naming the part it could not use. For bench/ and tests/, which take
  * the text from where they like (bench/common/tuning_env.c: WGSYNC_TUNING). */
