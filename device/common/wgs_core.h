@@ -812,7 +812,8 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  * instance k+1 is never taken for k. Four shapes, chosen per launch from the group count alone
  * (wgs__choose_shards), so every barrier of a launch takes the same one:
  *
- *  - Published (from the host's WGS_CFG_PUBLISH count, looked at first): every group's
+ *  - Published (from the host's WGS_CFG_PUBLISH count, looked at first; only where the launch
+ *    asks for it, WGS_BARRIER_PUBLISHED): every group's
  *    representative does a release add on one arrival count and waits for its result. The add
  *    that makes n*(k+1) is the instance's last: its representative makes a fence.acq_rel, then
  *    stores k+1 (relaxed) on replica lines r < R. Its RMW read the end of the count's RMW chain,
@@ -852,7 +853,10 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  * kept in bench/cuda/bench_variants.h with their figures. The sharded shape wins where arrivals
  * bunch (barriers back to back, even steps); where they spread over microseconds it takes the
  * combiner's hop more than one count after the last arrival (0.7-0.8 us at 1056 x 256 on the
- * H100, wgsync-bench-skew), which then costs what grid.sync() costs.
+ * H100, wgsync-bench-skew), which then costs what grid.sync() costs. The published shape wins
+ * there (and in the apps, whose steps spread the arrivals) and loses back to back at every
+ * count (the adds on one line; the last arrival's fence and stores), so only a launch that asks
+ * for it takes it (WGS_BARRIER_PUBLISHED, from 880 groups: src/tuning.h).
  */
 /* Measurement hooks. bench/cuda/bench_variants.h defines them before including the device
  * library, to build the seeded weakenings its litmus must catch and the designs of the wait that
