@@ -1253,7 +1253,7 @@ WGS_FN void wgs__grid_arrive_as(wgs_env *env, unsigned site, unsigned state)
   if (env->local_id == 0u) {
     wgs__check_entry(env, site);
     if (env->participating)
-      (void)wgs__counter_arrive(env, 0u); /* a split arrive never waits */
+      (void)wgs__counter_arrive(env, 0u); /* waits only when published, to publish if last */
   }
   env->split_state = state;
 }
