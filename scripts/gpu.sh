@@ -54,7 +54,8 @@
 #                          timestamps: each persistent form's kernel split into start, steps and
 #                          barriers along its critical path, beside the wall times (untraced:
 #                          this tree's CLI, and BASE_TAR's when given; traced: TRACE_SETS,
-#                          "name:tuning" with the tuning's spaces as +, through the measurement CLI)
+#                          "name:tuning" with the tuning's spaces as +, through the measurement CLI;
+#                          names without '-', which separates the result files' fields)
 #   scripts/gpu.sh vkshapes build + the Vulkan tests, then the Vulkan barrier's latency under
 #                          tuning values (shards, atom_min) beside CUDA's (VK_SHAPES: the shapes)
 #   scripts/gpu.sh litmus  build + litmus at scale: CUDA (as shipped and two weakened barriers),

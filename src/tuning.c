@@ -90,7 +90,7 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
     if (NAME("publish")) {
       int n = sscanf(val, "%u,%u%c", &a, &b, &tail);
       if (n == 1 && a == 0)
-        t->publish_min_groups = 0, t->publish_asked_min_groups = 0xffffu;
+        t->publish_min_groups = 0, t->publish_asked_min_groups = 0;
       else if (n == 2 && b != 0)
         t->publish_replicas = a, t->publish_min_groups = b;
       else

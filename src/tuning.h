@@ -23,7 +23,8 @@ typedef struct wgs__tuning {
                                  shape it is slower back to back at every count (H100: 2.40
                                  against 2.14 us at 1056 x 256, 4.58 against 2.38 at 4224 x 32) */
   uint32_t publish_asked_min_groups; /* a launch that asks (WGS_BARRIER_PUBLISHED) is published
-                                 from this many groups on, and takes the shapes below under it:
+                                 from this many groups on (0: never), and takes the shapes below
+                                 under it:
                                  880, the apps' Table 4 on the H100 (faster at 1056 groups,
                                  slower at 15-541: bc on 15 groups 2.80 against 2.23 ms) */
   uint32_t shards;            /* arrival shards S of the sharded shape (a power of two, <= 32);

@@ -91,20 +91,15 @@ def analyse(groups, events, cnt, ts):
     return us
 
 
-def tick(paths):
+def tick_of(events, g=0):
     """The timer's step: the greatest common divisor of the differences it produced."""
     from math import gcd
-    g = 0
-    for p in paths:
-        for _, _, groups, events, cnt, ts in records(p):
-            base = None
-            for i in range(groups):
-                for t in ts[i]:
-                    if base is None:
-                        base = t
-                    g = gcd(g, t - base)
-                    if g == 1:
-                        return 1
+    base = None
+    for ts in events:
+        for t in ts:
+            if base is None:
+                base = t
+            g = gcd(g, t - base)
     return g
 
 
@@ -116,15 +111,18 @@ def main(argv):
         del argv[i:i + 2]
     cols = ["span", "start", "steps", "barriers", "tail", "step_mean", "release"]
     rows = []
+    step = 0
     for p in argv:
         by = {}
         for app, form, groups, events, cnt, ts in records(p):
+            if step != 1:
+                step = tick_of(ts, step)
             r = analyse(groups, events, cnt, ts)
             if r:
                 by.setdefault((app, form), []).append(r)
         for (app, form), rs in by.items():
             rows.append((p, app, form, rs))
-    print("timer step: %d ns" % tick(argv))
+    print("timer step: %d ns" % step)
     print("| file | app | form | launches | groups | barriers | " + " | ".join(c + " µs" for c in cols) + " |")
     print("| --- " * (6 + len(cols)) + "|")
     out = []
