@@ -122,7 +122,15 @@ __global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned
 #define APP__HOOK_TRACE_DEPART() ((void)0)
 #define APP__HOOK_TRACE_EXIT() ((void)0)
 #define APP__HOOK_TRACE_RESET(stream) ((void)0)
-#define APP__HOOK_TRACE_DUMP(app, form) ((void)0)
+static inline void app_trace_none(double, double, double, double) {}
+#define APP__HOOK_TRACE_DUMP(app, form, wall_ms, kernel_us, call_ms, wait_ms) \
+  app_trace_none((wall_ms), (kernel_us), (call_ms), (wait_ms))
+/* ... and the launch's time on the GPU (events around the cooperative launch; time_kernel for
+ * wgsync's) and on the host: the launch call, the wait, the result (wgsync's launch as its
+ * three calls, wgs_cuda_launch_async, the stream's wait, wgs_state_result) */
+#define APP__HOOK_TRACE_TIMED 0
+#define APP__HOOK_TRACE_COOP_BEGIN(stream) ((void)0)
+#define APP__HOOK_TRACE_COOP_END(stream) ((void)0)
 #endif
 struct WgsPolicy { /* wgsync: discovery, participating-group ids, wgsync's grid barrier */
   wgs_env env;
@@ -783,10 +791,15 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
   const void *kw, *kc;
   unsigned nargs = persistent_args(c, &pa, args, &kw, &kc);
   APP__HOOK_TRACE_RESET(c->s);
-  double t0 = now_ms();
+  /* (t_call, t_wait: a trace build's host times after the launch call and after the wait) */
+  double t0 = now_ms(), t_call = t0, t_wait = t0, kernel_us = -1.0;
   if (f == APP_FORM_GRIDSYNC) {
+    APP__HOOK_TRACE_COOP_BEGIN(c->s);
     CK(cudaLaunchCooperativeKernel(kc, dim3(c->coop_groups), dim3(c->local), args, 0, c->s));
+    APP__HOOK_TRACE_COOP_END(c->s);
+    t_call = APP__HOOK_TRACE_TIMED ? now_ms() : t0;
     CK(cudaStreamSynchronize(c->s));
+    t_wait = APP__HOOK_TRACE_TIMED ? now_ms() : t0;
     r->groups = c->coop_groups;
   } else {
     wgs_launch_config cfg;
@@ -797,12 +810,24 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
     cfg.timeout_ms = c->o.timeout_ms;
     cfg.barrier = c->o.barrier != WGS_BARRIER_DEFAULT ? c->o.barrier : WGS_BARRIER_PUBLISHED;
     cfg.groups = c->groups;
+    cfg.time_kernel = APP__HOOK_TRACE_TIMED;
     if (f == APP_FORM_FIXED) {
       cfg.discovery = WGS_DISCOVERY_FIXED;
       cfg.groups = c->fixed_groups;
     }
     wgs_launch_result res;
-    int rc = wgs_cuda_launch(f == APP_FORM_FIXED ? c->st_fixed : c->st, kw, args, nargs, 0, c->s, &cfg, &res);
+    wgs_state_t *st = f == APP_FORM_FIXED ? c->st_fixed : c->st;
+#if APP__HOOK_TRACE_TIMED /* wgs_cuda_launch's three host steps, timed apart */
+    int rc = wgs_cuda_launch_async(st, kw, args, nargs, 0, c->s, &cfg);
+    t_call = now_ms();
+    if (rc == 0 && cudaStreamSynchronize(c->s) == cudaSuccess) {
+      t_wait = now_ms();
+      rc = wgs_state_result(st, &res);
+      kernel_us = res.kernel_us;
+    }
+#else
+    int rc = wgs_cuda_launch(st, kw, args, nargs, 0, c->s, &cfg, &res);
+#endif
     if (rc) {
       snprintf(c->msg, sizeof c->msg, "%s", wgs_last_error());
       return rc;
@@ -812,7 +837,7 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
   r->ms = now_ms() - t0;
   r->launches = 1;
   CK(cudaMemcpy(&r->steps, c->flags + 3, 4, cudaMemcpyDeviceToHost));
-  APP__HOOK_TRACE_DUMP(c->app, f);
+  APP__HOOK_TRACE_DUMP(c->app, f, r->ms, kernel_us, t_call - t0, t_wait - t_call);
   return 0;
 }
 

@@ -16,6 +16,12 @@ launch and group, %globaltimer at kernel entry, after discovery, on each grid ba
   step_mean the mean over groups of their step times, summed over barriers (the step code's own
             speed, without waiting for the slowest group)
   release   the median over groups of (own departure - last arrival), summed over barriers
+  gpu_out   (WGSTRC2 records) the time between two events around the kernel less its span: the
+            launch's latency to the first group and the drain after the last, on the GPU
+  host      (WGSTRC2) the host's time for the launch less the events' time: what the host adds
+  call      (WGSTRC2) the host's time in the launch call (cudaLaunchCooperativeKernel;
+            wgs_cuda_launch_async)
+  result    (WGSTRC2) the host's time after the stream's wait (wgs_state_result; 0 for grid.sync())
 
   app_trace.py FILE [FILE...] [--csv OUT.csv]   one line per (file, app, form): medians over
                                                launches, min-max beside
@@ -31,12 +37,16 @@ def records(path):
     off = 0
     while off + 48 <= len(data):
         head = data[off:off + 40]
-        if head[:7] != b"WGSTRC1":
+        if head[:7] not in (b"WGSTRC1", b"WGSTRC2"):
             raise SystemExit("%s: not a trace record at byte %d" % (path, off))
         app = head[8:24].split(b"\0")[0].decode()
         form = head[24:40].split(b"\0")[0].decode()
         groups, events = struct.unpack_from("<II", data, off + 40)
         off += 48
+        times = None
+        if head[:7] == b"WGSTRC2":  # host time, events time, launch call, wait (µs)
+            times = struct.unpack_from("<4d", data, off)
+            off += 32
         cnt = struct.unpack_from("<%dI" % groups, data, off)
         off += 4 * groups
         ts = []
@@ -44,10 +54,10 @@ def records(path):
             n = min(c, events)
             ts.append(struct.unpack_from("<%dQ" % n, data, off))
             off += 8 * n
-        yield app, form, groups, events, cnt, ts
+        yield app, form, groups, events, cnt, ts, times
 
 
-def analyse(groups, events, cnt, ts):
+def analyse(groups, events, cnt, ts, times=None):
     lists = []
     truncated = False
     for g in range(groups):
@@ -87,6 +97,9 @@ def analyse(groups, events, cnt, ts):
     ns = dict(span=last_exit - first_entry, start=start, steps=steps, barriers=barriers, tail=tail,
               step_mean=step_mean, release=release)
     us = {k: v / 1e3 for k, v in ns.items()}
+    if times and times[1] > 0:
+        us.update(gpu_out=times[1] - us["span"], host=times[0] - times[1], call=times[2],
+                  result=times[0] - times[2] - times[3])
     us.update(barrier_count=k_n, groups=len(part), launched=len(lists), truncated=truncated)
     return us
 
@@ -114,14 +127,16 @@ def main(argv):
     step = 0
     for p in argv:
         by = {}
-        for app, form, groups, events, cnt, ts in records(p):
+        for app, form, groups, events, cnt, ts, times in records(p):
             if step != 1:
                 step = tick_of(ts, step)
-            r = analyse(groups, events, cnt, ts)
+            r = analyse(groups, events, cnt, ts, times)
             if r:
                 by.setdefault((app, form), []).append(r)
         for (app, form), rs in by.items():
             rows.append((p, app, form, rs))
+    if rows and all("host" in r for _, _, _, rs in rows for r in rs):
+        cols += ["gpu_out", "host", "call", "result"]
     print("timer step: %d ns" % step)
     print("| file | app | form | launches | groups | barriers | " + " | ".join(c + " µs" for c in cols) + " |")
     print("| --- " * (6 + len(cols)) + "|")

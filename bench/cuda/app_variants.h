@@ -34,7 +34,12 @@
  *                        the whole group's) and at exit, in both persistent forms; each launch's
  *                        timestamps appended to the file APP_TRACE_FILE names, for
  *                        bench/cuda/app_trace.py, which splits the kernel's time along its
- *                        critical path into start, steps and barriers.
+ *                        critical path into start, steps and barriers; with each launch, the
+ *                        GPU's time between two events around the kernel (the launch's own
+ *                        time_kernel for wgsync's, the same two events around the cooperative
+ *                        launch) and the host's in the launch call, in the wait and in the
+ *                        result read (wgsync's launch made as its three calls): where the time
+ *                        outside the kernel goes.
  */
 #ifndef APP_VARIANTS_H
 #define APP_VARIANTS_H
@@ -121,12 +126,29 @@ static inline void app_trace_reset(cudaStream_t s)
   if (cudaGetSymbolAddress(&p, app_trace_count) == cudaSuccess)
     cudaMemsetAsync(p, 0, sizeof(unsigned) * APP_TRACE_GROUPS, s);
 }
-/* One record per launch: "WGSTRC1\0", the app's and the form's names (16 bytes each), groups and
- * events per group (u32 each), the groups' event counts (u32; above the events per group: the
+/* The launch's time on the GPU: events around the cooperative launch (wgsync's launch times its
+ * kernel with the same two events, time_kernel) */
+static cudaEvent_t app_trace_ev[2];
+static inline void app_trace_event(cudaStream_t s, int which)
+{
+  if (!app_trace_ev[which])
+    cudaEventCreate(&app_trace_ev[which]);
+  cudaEventRecord(app_trace_ev[which], s);
+}
+/* One record per launch: "WGSTRC2\0", the app's and the form's names (16 bytes each), groups and
+ * events per group (u32 each), the host's time for the launch, the events' time around the
+ * kernel, the host's time in the launch call and from its return to the stream's end (f64 each,
+ * µs; the result read is the rest of the first), the groups' event counts (u32; above the events per group: the
  * group's middle events were dropped), then each group's timestamps (u64, ns), as many as its
  * count up to the events per group. */
-static inline void app_trace_dump(const char *app, const char *form)
+static inline void app_trace_dump(const char *app, const char *form, double wall_ms, double kernel_us,
+                                  double call_ms, double wait_ms)
 {
+  if (kernel_us < 0.0) { /* the cooperative launch: its events */
+    float ms = 0.0f;
+    kernel_us = cudaEventElapsedTime(&ms, app_trace_ev[0], app_trace_ev[1]) == cudaSuccess ? ms * 1e3 : 0.0;
+  }
+  double times[4] = {wall_ms * 1e3, kernel_us, call_ms * 1e3, wait_ms * 1e3};
   static unsigned cnt[APP_TRACE_GROUPS];
   static unsigned long long t[APP_TRACE_GROUPS * APP_TRACE_EVENTS];
   const char *path = getenv("APP_TRACE_FILE");
@@ -141,19 +163,24 @@ static inline void app_trace_dump(const char *app, const char *form)
   FILE *f = fopen(path, "ab");
   if (!f)
     return;
-  char head[40] = "WGSTRC1";
+  char head[40] = "WGSTRC2";
   snprintf(head + 8, 16, "%s", app);
   snprintf(head + 24, 16, "%s", form);
   fwrite(head, 1, 40, f);
   fwrite(&groups, 4, 1, f);
   fwrite(&events, 4, 1, f);
+  fwrite(times, 8, 4, f);
   fwrite(cnt, 4, groups, f);
   for (unsigned g = 0; g < groups; ++g)
     fwrite(t + (size_t)g * events, 8, cnt[g] < events ? cnt[g] : events, f);
   fclose(f);
 }
 #define APP__HOOK_TRACE_RESET(stream) app_trace_reset(stream)
-#define APP__HOOK_TRACE_DUMP(app, form) app_trace_dump(app_name(app), app_form_name(form))
+#define APP__HOOK_TRACE_DUMP(app, form, wall_ms, kernel_us, call_ms, wait_ms) \
+  app_trace_dump(app_name(app), app_form_name(form), (wall_ms), (kernel_us), (call_ms), (wait_ms))
+#define APP__HOOK_TRACE_TIMED 1
+#define APP__HOOK_TRACE_COOP_BEGIN(stream) app_trace_event((stream), 0)
+#define APP__HOOK_TRACE_COOP_END(stream) app_trace_event((stream), 1)
 #endif
 #if defined(APP_STEP_CALL) && APP_STEP_CALL && defined(__CUDACC__)
 #define APP__HOOK_STEP_FN static __device__ __noinline__

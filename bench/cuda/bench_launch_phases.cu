@@ -15,8 +15,13 @@
  *    then of its group's word, a write back: a chain of round trips, which wgs_discover's
  *    first loads avoid (none depends on another);
  *  - all three (one-word count-in, clear, config reads) in one kernel;
+ *  - one store by group 0 to mapped host memory at system scope, the store that hands a
+ *    launch's result words to the host (wgs__mirror_put): whether a kernel that wrote host
+ *    memory ends later;
  *  - the wgsync kernel itself (wgs_discover, 0 or 1 grid barrier), fixed groups or discovery,
- *    launched raw on the state a wgsync launch configured; and the cooperative kernel.
+ *    launched raw on the state a wgsync launch configured; the same with the state's mirror
+ *    address zeroed (the kernel then writes no host memory; its result words are not read);
+ *    and the cooperative kernel.
  * Each twice: launched back to back from the host (bounded by the host's launch rate), and
  * replayed from a CUDA graph of 200 launches, the GPU's time alone.
  * The first seven kernels reproduce the library's access patterns only.
@@ -88,6 +93,12 @@ __device__ __forceinline__ void config_reads(unsigned *w)
   __syncthreads();
 }
 __global__ void k_config(unsigned *w, unsigned *clear, unsigned words) { config_reads(w); }
+__device__ unsigned *host_word; /* mapped host memory */
+__global__ void k_sys(unsigned *w, unsigned *clear, unsigned words)
+{
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(host_word), "r"(words) : "memory");
+}
 __global__ void k_shipped(unsigned *w, unsigned *clear, unsigned words)
 {
   unsigned n = gridDim.x;
@@ -149,6 +160,10 @@ int main(int argc, char **argv)
     return 1;
   }
   unsigned *state = wgs_cuda_state_device_ptr(st);
+  unsigned *host_mapped, *host_dev;
+  CK(cudaHostAlloc((void **)&host_mapped, 64, cudaHostAllocMapped));
+  CK(cudaHostGetDevicePointer((void **)&host_dev, host_mapped, 0));
+  CK(cudaMemcpyToSymbol(host_word, &host_dev, sizeof host_dev));
   /* groups every one of which is resident: the fixed form and the cooperative launch need it */
   int per_w = 0, per_c = 0;
   CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_w, wgs_one, T, 0));
@@ -163,7 +178,8 @@ int main(int argc, char **argv)
   fixed.groups = GW;
   fixed.discovery = WGS_DISCOVERY_FIXED;
   /* mode: 0 a pattern kernel; 1, 2 a wgsync kernel on the state configured for fixed groups or
-   * discovery; 3, 4 the cooperative kernel with 0 or 1 grid.sync() */
+   * discovery; 3, 4 the cooperative kernel with 0 or 1 grid.sync(); 5, 6 as 1, 2 with the
+   * state's mirror address zeroed while the case runs */
   struct { const char *what; void (*k)(unsigned *, unsigned *, unsigned); int mode; } cases[] = {
       {"empty kernel", k_empty, 0},
       {"count-in: acq_rel add on one word (OpenCL's)", k_countin_one, 0},
@@ -172,10 +188,15 @@ int main(int argc, char **argv)
       {"clear of the other half", k_clear, 0},
       {"config reads and the group's word, one after another", k_config, 0},
       {"count-in + config + clear", k_shipped, 0},
+      {"one store to mapped host memory (group 0)", k_sys, 0},
       {"wgsync kernel, fixed groups, no barrier", wgs_zero, 1},
       {"wgsync kernel, fixed groups + one barrier", wgs_one, 1},
       {"wgsync kernel, discovery, no barrier", wgs_zero, 2},
       {"wgsync kernel, discovery + one barrier", wgs_one, 2},
+      {"wgsync kernel, fixed groups, no barrier, no mirror", wgs_zero, 5},
+      {"wgsync kernel, fixed groups + one barrier, no mirror", wgs_one, 5},
+      {"wgsync kernel, discovery, no barrier, no mirror", wgs_zero, 6},
+      {"wgsync kernel, discovery + one barrier, no mirror", wgs_one, 6},
       {"cooperative kernel, no grid.sync", coop, 3},
       {"cooperative kernel, one grid.sync", coop, 4},
   };
@@ -186,19 +207,27 @@ int main(int argc, char **argv)
   printf("%-46s %-9s %10s %10s %10s\n", "per launch", "how", "median_us", "min", "max");
   for (int graph = 0; graph < 2; graph++)
     for (auto &c : cases) {
-      if (c.mode == 1 || c.mode == 2) { /* the state configured for the mode, once */
+      int wgs = c.mode == 1 || c.mode == 2 || c.mode >= 5, is_fixed = c.mode == 1 || c.mode == 5;
+      int is_coop = c.mode == 3 || c.mode == 4, no_mirror = c.mode >= 5;
+      unsigned mirror[2] = {0u, 0u};
+      if (wgs) { /* the state configured for the mode, once */
         void *a[3] = {NULL, &clear, (void *)&words};
-        if (wgs_cuda_launch(st, (const void *)c.k, a, 3, 0, s, c.mode == 1 ? &fixed : &disc, NULL) != WGS_OK) {
+        if (wgs_cuda_launch(st, (const void *)c.k, a, 3, 0, s, is_fixed ? &fixed : &disc, NULL) != WGS_OK) {
           printf("%s: %s\n", c.what, wgs_last_error());
           continue;
         }
       }
-      unsigned *arg0 = c.mode == 1 || c.mode == 2 ? state : w;
-      unsigned groups = c.mode == 1 ? GW : c.mode >= 3 ? GC : G;
-      unsigned iters = c.mode == 4 ? 1u : 0u, third = c.mode >= 3 ? iters : words;
+      unsigned *host_words = state + WGS_G_CONFIG + WGS_CFG_HOST_LO; /* (LO, HI adjacent) */
+      if (no_mirror) { /* the configured state's mirror address, zeroed until the case ends */
+        CK(cudaMemcpy(mirror, host_words, sizeof mirror, cudaMemcpyDeviceToHost));
+        CK(cudaMemset(host_words, 0, sizeof mirror));
+      }
+      unsigned *arg0 = wgs ? state : w;
+      unsigned groups = is_fixed ? GW : is_coop ? GC : G;
+      unsigned iters = c.mode == 4 ? 1u : 0u, third = is_coop ? iters : words;
       void *cargs[3] = {&arg0, &clear, &third};
       auto one = [&]() {
-        if (c.mode >= 3)
+        if (is_coop)
           CK(cudaLaunchCooperativeKernel((const void *)c.k, dim3(groups), dim3(T), cargs, 0, s));
         else
           c.k<<<groups, T, 0, s>>>(arg0, clear, third);
@@ -228,6 +257,8 @@ int main(int argc, char **argv)
       }
       if (exec)
         CK(cudaGraphExecDestroy(exec));
+      if (no_mirror)
+        CK(cudaMemcpy(host_words, mirror, sizeof mirror, cudaMemcpyHostToDevice));
       stat3 sv = stats(v);
       const char *how = graph ? "graph" : "launches";
       fprintf(f, "\"%s\",%s,%u,%u,%.3f,%.3f,%.3f,%u\n", c.what, how, groups, T, sv.med, sv.lo, sv.hi, R);
@@ -237,5 +268,6 @@ int main(int argc, char **argv)
   wgs_cuda_state_release(st);
   cudaStreamDestroy(s);
   cudaFree(w), cudaFree(clear);
+  cudaFreeHost(host_mapped);
   return 0;
 }
