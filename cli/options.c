@@ -111,7 +111,8 @@ void cli_usage_app(FILE *f)
         "  --all-groups       the persistent forms take every group that runs at once (default:\n"
         "                     no more groups than the step's work items fill)\n"
         "  --barrier B        the persistent and fixed forms' grid barrier (default: published on\n"
-        "                     CUDA, where the steps spread the groups' arrivals; counter elsewhere)\n"
+        "                     CUDA, where the steps spread the groups' arrivals; counter elsewhere;\n"
+        "                     the CUDA apps' counter barrier has no sharded shape: one count)\n"
         "  --local-size N, --json, -q, and the device options of `wgsync --help`\n",
         f);
 }
