@@ -24,8 +24,11 @@
 /* The persistent kernels launch with WGS_BARRIER_PUBLISHED, which takes the published shape
  * wherever the counter barrier's sharded one would serve (from 880 groups): they leave the
  * sharded shape's code out (device/common/wgs_core.h, WGS_SHARDED), and keep fewer values live
- * across their steps. --barrier counter then takes one count at every group count. */
+ * across their steps. --barrier counter then takes one count at every group count (a
+ * measurement build puts the shape back with -DWGS_SHARDED=1). */
+#ifndef WGS_SHARDED
 #define WGS_SHARDED 0
+#endif
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
