@@ -67,7 +67,10 @@
 #include <cstdlib>
 #define APP__HOOK_TRACE 1
 #define APP_TRACE_GROUPS 2048u
-#define APP_TRACE_EVENTS 256u /* per group; the last slot is the exit's */
+#ifndef APP_TRACE_EVENTS /* per group; the last slot is the exit's (bc passes ~420 barriers:
+                          * TRACE_FLAGS=-DAPP_TRACE_EVENTS=1024u, 8 KB of shared memory a group) */
+#define APP_TRACE_EVENTS 256u
+#endif
 __device__ unsigned long long app_trace_t[APP_TRACE_GROUPS * APP_TRACE_EVENTS];
 __device__ unsigned app_trace_count[APP_TRACE_GROUPS]; /* events recorded, exit included */
 struct app_trace_s {
