@@ -95,10 +95,13 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
         t->publish_replicas = a, t->publish_min_groups = b;
       else
         return wgs__fail(WGS_EINVAL, "tuning: publish=%s (expected R,MIN or 0)", val);
-    } else if (NAME("publish_asked")) {
+    } else if (NAME("publish_asked") || NAME("atom_min")) {
       if (sscanf(val, "%u%c", &a, &tail) != 1)
-        return wgs__fail(WGS_EINVAL, "tuning: publish_asked=%s (expected a group count)", val);
-      t->publish_asked_min_groups = a;
+        return wgs__fail(WGS_EINVAL, "tuning: %.*s=%s (expected a group count)", (int)nlen, p, val);
+      if (NAME("publish_asked"))
+        t->publish_asked_min_groups = a;
+      else
+        t->atom_min_groups = a;
     } else if (NAME("shards")) {
       int n = sscanf(val, "%u,%u,%u%c", &a, &b, &c, &tail);
       if (n == 1 && a == 0)
@@ -107,10 +110,6 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
         t->shards = a, t->replicas = b, t->shard_min_groups = c;
       else
         return wgs__fail(WGS_EINVAL, "tuning: shards=%s (expected S,R[,MIN] or 0)", val);
-    } else if (NAME("atom_min")) {
-      if (sscanf(val, "%u%c", &a, &tail) != 1)
-        return wgs__fail(WGS_EINVAL, "tuning: atom_min=%s (expected a group count)", val);
-      t->atom_min_groups = a;
     } else if (NAME("gpu_close_wait_us") || NAME("cpu_close_wait_us") || NAME("timeout_ms") ||
                NAME("timeout_noclock_ms")) {
       if (sscanf(val, "%lf%c", &x, &tail) != 1)
