@@ -75,6 +75,8 @@ typedef struct {
   uint32_t steps;     /* loop trips (the host loop's or the device's) */
   uint32_t launches;  /* kernel (or graph) launches */
   uint32_t groups;    /* groups that did the work */
+  uint32_t registers; /* registers per work-item of the persistent kernel that ran (CUDA; 0:
+                         not known) */
   char summary[128];  /* what was checked: "65536 reached, depth 12" */
 } app_run;
 

@@ -166,10 +166,14 @@ int cmd_app(const cli_opts *o, cli_target *t)
       if (r >= warm)
         fr[i].ms[r - warm] = run.ms;
       fr[i].last = run;
-      if (!o->quiet)
-        fprintf(stderr, "  %s %-10s %s %u/%u: %9.3f ms, %u steps, %u groups\n", app_name(a),
+      if (!o->quiet) {
+        char regs[32] = "";
+        if (run.registers)
+          snprintf(regs, sizeof regs, ", %u registers", run.registers);
+        fprintf(stderr, "  %s %-10s %s %u/%u: %9.3f ms, %u steps, %u groups%s\n", app_name(a),
                 app_form_name(forms[i]), r < warm ? "warm-up" : "run", r < warm ? r + 1 : r - warm + 1,
-                r < warm ? warm : runs, run.ms, run.steps, run.groups);
+                r < warm ? warm : runs, run.ms, run.steps, run.groups, regs);
+      }
     }
   if (rc) {
     fprintf(stderr, "wgsync app: %s\n", err);
@@ -213,6 +217,8 @@ int cmd_app(const cli_opts *o, cli_target *t)
         json_int(&j, "steps", fr[i].last.steps);
         json_int(&j, "launches", fr[i].last.launches);
         json_int(&j, "groups", fr[i].last.groups);
+        if (fr[i].last.registers)
+          json_int(&j, "registers", fr[i].last.registers);
         json_str(&j, "verified", fr[i].last.summary);
         json_arr(&j, "ms");
         for (uint32_t r = 0; r < runs; ++r)

@@ -203,10 +203,11 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
   }
 };
 
-/* Both policies' persistent kernels at most 32 registers, for 8 groups of 256 per SM (2048
- * threads): inlined, wgsync's barrier took them to 36-52 and an SM then held 4-6 groups of 256;
- * capped, what spills is the barrier's cold state (ptxas -v). The same cap for grid.sync(), so
- * both forms run at the same occupancy. */
+/* Launches wider than the uncapped kernels hold (NARROW = 0, below): both policies' persistent
+ * kernels at most 32 registers, for 8 groups of 256 per SM (2048 threads): inlined, wgsync's
+ * barrier took them to 36-52 and an SM then held 4-6 groups of 256; capped, what spills is the
+ * barrier's cold state (ptxas -v). The same cap for grid.sync(), so both forms run at the same
+ * occupancy. */
 /* (Two blocks of 1024 need 2048 threads per SM: sm_80, 87, 90, 100, 103. The others the installed
  * library is built for (every major architecture) hold fewer, one block.) */
 #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 870 || __CUDA_ARCH__ == 900 || \
@@ -215,7 +216,15 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
 #else
 #define APP__SM_BLOCKS 1
 #endif
-#define PERSISTENT_BOUNDS __launch_bounds__(1024, APP__SM_BLOCKS)
+/* NARROW = 1: the same kernel without the cap (__launch_bounds__(1024, 1): up to 64 registers),
+ * for launches narrower than it holds at once (app_cu_create picks). Uncapped, wgsync's kernels
+ * take 48-64 registers and spill next to nothing; capped, bc spills up to 396 bytes, colour and
+ * mis 8-52, and the compiler recomputes what it cannot keep (a node's priority, per edge): their
+ * steps ran 3.5-8% slower per group than grid.sync()'s. On Table 4's inputs of 15-541 groups the
+ * uncapped kernels ran the persistent form 1.056x and 1.069x faster (geometric means of two
+ * rounds, H100; docs/results.md, "Narrow launches"). Wider launches keep the cap: uncapped, an SM
+ * holds 4-5 groups of 256, not 8. */
+#define PERSISTENT_BOUNDS(NARROW) __launch_bounds__(1024, (NARROW) ? 1 : APP__SM_BLOCKS)
 /* The balanced bfs / sssp kernels: capped at 32 registers as well (2 blocks of 1024 per SM; they
  * spill 84-100 bytes there). Capped at 64 they held 4 groups of 256 per SM, 528 on the H200;
  * since the balanced steps' chunk is 8 slots, the skewed inputs fill more than that: bfs on
@@ -224,7 +233,8 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
 #ifndef APP__LB_MIN_BLOCKS
 #define APP__LB_MIN_BLOCKS APP__SM_BLOCKS
 #endif
-#define PERSISTENT_BOUNDS_STEP(LB) __launch_bounds__(1024, (LB) ? APP__LB_MIN_BLOCKS : APP__SM_BLOCKS)
+#define PERSISTENT_BOUNDS_STEP(LB, NARROW) \
+  __launch_bounds__(1024, (NARROW) ? 1 : (LB) ? APP__LB_MIN_BLOCKS : APP__SM_BLOCKS)
 
 /* The stop test is the policy's sync_or (wgsync: wgs_grid_barrier_or); flags[0..1] serve
  * grid.sync()'s, and flags[3] receives the loop-trip count. */
@@ -232,8 +242,8 @@ struct CgPolicy { /* cooperative groups: native ids, grid.sync() */
 /* bfs and sssp: LB = 1 takes the balanced steps. A template argument, not a kernel argument, so
  * that each kernel holds one step's code: both inlined took p_sssp to 144 bytes of spill loads
  * under the 32-register cap. */
-template <class P, unsigned LB>
-__global__ void PERSISTENT_BOUNDS_STEP(LB) p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+template <class P, unsigned LB, unsigned NARROW>
+__global__ void PERSISTENT_BOUNDS_STEP(LB, NARROW) p_bfs(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
                       unsigned src, unsigned *flags)
 {
   P p;
@@ -252,8 +262,8 @@ __global__ void PERSISTENT_BOUNDS_STEP(LB) p_bfs(unsigned *wgs, const unsigned *
   }
 }
 
-template <class P, unsigned LB>
-__global__ void PERSISTENT_BOUNDS_STEP(LB) p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
+template <class P, unsigned LB, unsigned NARROW>
+__global__ void PERSISTENT_BOUNDS_STEP(LB, NARROW) p_sssp(unsigned *wgs, const unsigned *row, const unsigned *col, const unsigned *w, unsigned n,
                        unsigned *dist, unsigned *a0, unsigned *a1, unsigned src, unsigned *flags)
 {
   P p;
@@ -274,8 +284,8 @@ __global__ void PERSISTENT_BOUNDS_STEP(LB) p_sssp(unsigned *wgs, const unsigned 
   }
 }
 
-template <class P, unsigned LB>
-__global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *status,
+template <class P, unsigned LB, unsigned NARROW>
+__global__ void PERSISTENT_BOUNDS(NARROW) p_mis(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *status,
                       unsigned *flags)
 {
   P p;
@@ -308,8 +318,8 @@ __global__ void PERSISTENT_BOUNDS p_mis(unsigned *wgs, const unsigned *row, cons
 /* The balanced colour step keeps the 32-register cap (24 bytes spilled): capped at 64 it took 46
  * registers, 5 groups of 256 per SM, and kron:18 ran at 660 groups in 46.5 ms; capped, 961
  * groups in 40.1 ms (H200). */
-template <class P, unsigned LB>
-__global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n,
+template <class P, unsigned LB, unsigned NARROW>
+__global__ void PERSISTENT_BOUNDS(NARROW) p_color(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n,
                                                    unsigned *color, unsigned *flags)
 {
   P p;
@@ -337,8 +347,8 @@ __global__ void PERSISTENT_BOUNDS p_color(unsigned *wgs, const unsigned *row, co
 }
 
 /* bc: the balanced steps under the balanced bfs / sssp kernels' cap (APP__LB_MIN_BLOCKS). */
-template <class P, unsigned LB>
-__global__ void PERSISTENT_BOUNDS_STEP(LB) p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
+template <class P, unsigned LB, unsigned NARROW>
+__global__ void PERSISTENT_BOUNDS_STEP(LB, NARROW) p_bc(unsigned *wgs, const unsigned *row, const unsigned *col, unsigned n, unsigned *level,
                      float *sigma, float *delta, float *bc, const unsigned *sources, unsigned nsrc,
                      unsigned *flags)
 {
@@ -513,6 +523,7 @@ struct app_cu {
   unsigned fixed_groups, coop_groups; /* the fixed and grid.sync() forms' grids */
   unsigned groups;                     /* the persistent form's launch (app_groups) */
   unsigned lb;                         /* the balanced steps (app_balanced) */
+  unsigned narrow;                     /* the uncapped kernels (PERSISTENT_BOUNDS) */
   cudaGraph_t graph;
   cudaGraphExec_t gexec;
   uint32_t *out_u32;
@@ -572,6 +583,10 @@ struct pargs_t {
   unsigned n, src, nsrc;
 };
 
+/* The persistent kernels for the app's steps (c->lb) and width (c->narrow), under each policy. */
+#define PICK(kern, P)                                                                              \
+  (c->lb ? (c->narrow ? (const void *)kern<P, 1, 1> : (const void *)kern<P, 1, 0>)                 \
+         : (c->narrow ? (const void *)kern<P, 0, 1> : (const void *)kern<P, 0, 0>))
 static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void **kw, const void **kc)
 {
   *a = pargs_t{nullptr, c->row, c->col, c->w, c->u[0], c->u[1], c->u[2], c->flags, c->sources,
@@ -580,15 +595,15 @@ static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void *
   case APP_BFS: {
     void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->src, &a->flags};
     memcpy(args, v, sizeof v);
-    *kw = c->lb ? (const void *)p_bfs<WgsPolicy, 1> : (const void *)p_bfs<WgsPolicy, 0>;
-    *kc = c->lb ? (const void *)p_bfs<CgPolicy, 1> : (const void *)p_bfs<CgPolicy, 0>;
+    *kw = PICK(p_bfs, WgsPolicy);
+    *kc = PICK(p_bfs, CgPolicy);
     return 7;
   }
   case APP_SSSP: {
     void *v[] = {&a->state, &a->row, &a->col, &a->w, &a->n, &a->u0, &a->u1, &a->u2, &a->src, &a->flags};
     memcpy(args, v, sizeof v);
-    *kw = c->lb ? (const void *)p_sssp<WgsPolicy, 1> : (const void *)p_sssp<WgsPolicy, 0>;
-    *kc = c->lb ? (const void *)p_sssp<CgPolicy, 1> : (const void *)p_sssp<CgPolicy, 0>;
+    *kw = PICK(p_sssp, WgsPolicy);
+    *kc = PICK(p_sssp, CgPolicy);
     return 10;
   }
   case APP_MIS:
@@ -596,11 +611,11 @@ static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void *
     void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->flags};
     memcpy(args, v, sizeof v);
     if (c->app == APP_MIS) {
-      *kw = c->lb ? (const void *)p_mis<WgsPolicy, 1> : (const void *)p_mis<WgsPolicy, 0>;
-      *kc = c->lb ? (const void *)p_mis<CgPolicy, 1> : (const void *)p_mis<CgPolicy, 0>;
+      *kw = PICK(p_mis, WgsPolicy);
+      *kc = PICK(p_mis, CgPolicy);
     } else {
-      *kw = c->lb ? (const void *)p_color<WgsPolicy, 1> : (const void *)p_color<WgsPolicy, 0>;
-      *kc = c->lb ? (const void *)p_color<CgPolicy, 1> : (const void *)p_color<CgPolicy, 0>;
+      *kw = PICK(p_color, WgsPolicy);
+      *kc = PICK(p_color, CgPolicy);
     }
     return 6;
   }
@@ -608,12 +623,14 @@ static unsigned persistent_args(app_cu *c, pargs_t *a, void **args, const void *
     void *v[] = {&a->state, &a->row, &a->col, &a->n, &a->u0, &a->f0, &a->f1, &a->f2, &a->sources,
                  &a->nsrc, &a->flags};
     memcpy(args, v, sizeof v);
-    *kw = c->lb ? (const void *)p_bc<WgsPolicy, 1> : (const void *)p_bc<WgsPolicy, 0>;
-    *kc = c->lb ? (const void *)p_bc<CgPolicy, 1> : (const void *)p_bc<CgPolicy, 0>;
+    *kw = PICK(p_bc, WgsPolicy);
+    *kc = PICK(p_bc, CgPolicy);
     return 11;
   }
   }
 }
+
+#undef PICK
 
 extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app_options *o, app_cu **out,
                              char *err, size_t errlen)
@@ -675,12 +692,22 @@ extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app
     pargs_t pa;
     void *args[16];
     const void *kw, *kc;
-    persistent_args(c, &pa, args, &kw, &kc);
     cudaDeviceProp prop;
     CK(cudaGetDeviceProperties(&prop, device));
     int bw = 0, bc = 0;
+    /* The uncapped kernels when both policies' hold the launch at once (PERSISTENT_BOUNDS): the
+     * work no wider than they hold, and no wider count asked (--all-groups, --fixed-groups) */
+    c->narrow = 1;
+    persistent_args(c, &pa, args, &kw, &kc);
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bw, kw, (int)c->local, 0));
     CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bc, kc, (int)c->local, 0));
+    uint32_t held = (uint32_t)((bw < bc ? bw : bc) * prop.multiProcessorCount);
+    if (o->all_groups || app_groups(g, a, o, c->local, held + 1u) > held || o->fixed_groups > held) {
+      c->narrow = 0;
+      persistent_args(c, &pa, args, &kw, &kc);
+      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bw, kw, (int)c->local, 0));
+      CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bc, kc, (int)c->local, 0));
+    }
     unsigned resident = (unsigned)(bw * prop.multiProcessorCount);
     /* The kernels are unchecked by default: a fixed count above what runs at once would make
      * the grid barrier spin forever. On CUDA the occupancy API gives that count for an idle
@@ -844,6 +871,9 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
   }
   r->ms = now_ms() - t0;
   r->launches = 1;
+  cudaFuncAttributes fa;
+  CK(cudaFuncGetAttributes(&fa, f == APP_FORM_GRIDSYNC ? kc : kw));
+  r->registers = (uint32_t)fa.numRegs;
   CK(cudaMemcpy(&r->steps, c->flags + 3, 4, cudaMemcpyDeviceToHost));
   APP__HOOK_TRACE_DUMP(c->app, f, r->ms, kernel_us, t_call - t0, t_wait - t_call);
   return 0;
