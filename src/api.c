@@ -183,6 +183,7 @@ void wgs__state_head_init(wgs__state_head *h, const wgs__backend_ops *ops, wgs_d
   h->dev = dev;
   h->max_groups = max_groups;
   memset(&h->log, 0, sizeof h->log);
+  h->in_sync = 0;
   pthread_mutexattr_t ma;
   pthread_mutexattr_init(&ma);
   pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
@@ -326,8 +327,11 @@ int wgs__launch_sync_locked(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_c
   else
     wgs_launch_config_init(&c);
   double t0 = now_ms();
-  int rc = enqueue ? enqueue(st, what, &c) : wgs__state(st)->ops->launch(st, k, &c);
+  wgs__state_head *h = wgs__state(st);
+  h->in_sync = 1; /* (the backend may skip what the pair makes redundant: src/cuda/cuda_launch.cu) */
+  int rc = enqueue ? enqueue(st, what, &c) : h->ops->launch(st, k, &c);
   if (rc != WGS_OK) {
+    h->in_sync = 0;
     if (res) {
       memset(res, 0, sizeof *res);
       res->protocol_us = res->kernel_us = -1;
@@ -337,6 +341,7 @@ int wgs__launch_sync_locked(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_c
   wgs_launch_result local;
   wgs_launch_result *r = res ? res : &local;
   rc = wgs__state_result_locked(st, r);
+  h->in_sync = 0;
   if (c.time_kernel && r->kernel_us < 0) /* no timing events on this device: the wall clock */
     r->kernel_us = (now_ms() - t0) * 1e3;
   return rc;

@@ -103,6 +103,9 @@ typedef struct wgs__buffer_head {
   WGS__OBJECT_HEAD;                                                                          \
   uint32_t max_groups;                                                                       \
   wgs__launch_log log;   /* the launches since the last result */                            \
+  int in_sync;           /* 1 inside a synchronous launch (wgs__launch_sync_locked): its      \
+                            launch and result calls follow each other on one thread, under   \
+                            the lock */                                                       \
   pthread_mutex_t lock   /* launches and results, one at a time (recursive) */
 typedef struct wgs__state_head {
   WGS__STATE_HEAD;

@@ -91,29 +91,45 @@ int main(int argc, char **argv)
    * and the GPU's. The raw cases launch the same kernel with <<<>>> on the state the wgsync
    * launch before them configured (launch epochs keep it valid; the host reads no result after
    * them, so they come last): the device's share of a wgsync launch without any host-side work. */
-  struct { const char *what; unsigned groups; int kind; int wait_each; int enqueue_only; } cases[] = {
-      {"plain launch (empty kernel) + wait", G, 0, 1, 0},
-      {"cooperative launch (one grid.sync) + wait", CG, 1, 1, 0},
-      {"wgsync launch (discovery + one barrier), synchronous", G, 2, 1, 0},
-      {"wgsync launch (fixed groups + one barrier), synchronous", CG, 3, 1, 0},
-      {"plain launches back to back", G, 0, 0, 0},
-      {"cooperative launches back to back", CG, 1, 0, 0},
+  /* cold: each call timed alone (with its wait), after the host swept a buffer larger than its
+   * caches and left the GPU idle, untimed: as an app's launch comes after its CPU check of the
+   * last result. The API calls of wgsync's launch path alone (kinds 13-15), the same way. */
+  struct { const char *what; unsigned groups; int kind; int wait_each; int enqueue_only; int cold; } cases[] = {
+      {"plain launch (empty kernel) + wait", G, 0, 1, 0, 0},
+      {"cooperative launch (one grid.sync) + wait", CG, 1, 1, 0, 0},
+      {"wgsync launch (discovery + one barrier), synchronous", G, 2, 1, 0, 0},
+      {"wgsync launch (fixed groups + one barrier), synchronous", CG, 3, 1, 0, 0},
+      {"plain launches back to back", G, 0, 0, 0, 0},
+      {"cooperative launches back to back", CG, 1, 0, 0, 0},
 #ifndef WGS_BENCH_SYNC_ONLY
-      {"wgsync async launches (discovery + one barrier) back to back", G, 4, 0, 0},
-      {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0, 0},
-      {"cooperative launches, no grid.sync, back to back", CG, 6, 0, 0},
-      {"wgsync async launches (discovery, no barrier) back to back", G, 7, 0, 0},
-      {"wgsync async launches (fixed groups, no barrier) back to back", CG, 8, 0, 0},
-      {"  host time per wgsync async call (discovery + one barrier)", G, 4, 0, 1},
-      {"  host time per wgsync async call (fixed groups, no barrier)", CG, 8, 0, 1},
-      {"  host time per cooperative launch call (one grid.sync)", CG, 1, 0, 1},
-      {"  host time per plain launch call", G, 0, 0, 1},
-      {"raw <<<>>> launches of the wgsync kernel, fixed groups, no barrier", CG, 9, 0, 0},
-      {"raw <<<>>> launches of the wgsync kernel, fixed groups + one barrier", CG, 10, 0, 0},
-      {"raw <<<>>> launches of the wgsync kernel, discovery, no barrier", G, 11, 0, 0},
-      {"raw <<<>>> launches of the wgsync kernel, discovery + one barrier", G, 12, 0, 0},
+      {"wgsync async launches (discovery + one barrier) back to back", G, 4, 0, 0, 0},
+      {"wgsync async launches (fixed groups + one barrier) back to back", CG, 5, 0, 0, 0},
+      {"cooperative launches, no grid.sync, back to back", CG, 6, 0, 0, 0},
+      {"wgsync async launches (discovery, no barrier) back to back", G, 7, 0, 0, 0},
+      {"wgsync async launches (fixed groups, no barrier) back to back", CG, 8, 0, 0, 0},
+      {"  host time per wgsync async call (discovery + one barrier)", G, 4, 0, 1, 0},
+      {"  host time per wgsync async call (fixed groups, no barrier)", CG, 8, 0, 1, 0},
+      {"  host time per cooperative launch call (one grid.sync)", CG, 1, 0, 1, 0},
+      {"  host time per plain launch call", G, 0, 0, 1, 0},
+      {"raw <<<>>> launches of the wgsync kernel, fixed groups, no barrier", CG, 9, 0, 0, 0},
+      {"raw <<<>>> launches of the wgsync kernel, fixed groups + one barrier", CG, 10, 0, 0, 0},
+      {"raw <<<>>> launches of the wgsync kernel, discovery, no barrier", G, 11, 0, 0, 0},
+      {"raw <<<>>> launches of the wgsync kernel, discovery + one barrier", G, 12, 0, 0, 0},
 #endif
+      {"cold: plain launch (empty kernel) + wait", G, 0, 1, 0, 1},
+      {"cold: cooperative launch (one grid.sync) + wait", CG, 1, 1, 0, 1},
+      {"cold: wgsync launch (discovery + one barrier), synchronous", G, 2, 1, 0, 1},
+      {"cold: wgsync launch (fixed groups + one barrier), synchronous", CG, 3, 1, 0, 1},
+#ifndef WGS_BENCH_SYNC_ONLY
+      {"cold: wgsync async launch call (discovery + one barrier), the wait not timed", G, 4, 0, 0, 1},
+      {"cold: cooperative launch call (one grid.sync), the wait not timed", CG, 1, 0, 0, 1},
+      {"cold: wgs_cuda_state_result after the wait", G, 16, 0, 0, 1},
+#endif
+      {"cold: cudaGetDevice", 0, 13, 0, 0, 1},
+      {"cold: cudaStreamIsCapturing", 0, 14, 0, 0, 1},
+      {"cold: cudaStreamSynchronize, the stream idle", 0, 15, 0, 0, 1},
   };
+  std::vector<unsigned char> sweep((size_t)64 << 20);
   FILE *f = results_file("wgsync-bench-launch", out, "launch.csv");
   fprintf(f, "# %s, %s, %s, %u calls per repeat, %u repeats after a warm-up\n", date, in.name,
           in.driver_version, N, R);
@@ -130,9 +146,23 @@ int main(int argc, char **argv)
     }
     unsigned *state_ptr = wgs_cuda_state_device_ptr(st);
 #endif
+    const unsigned n = lc.cold ? N / 8 : N;
     for (unsigned r = 0; r <= R && rc == WGS_OK; r++) {
-      double t0 = now_us();
-      for (unsigned i = 0; i < N && rc == WGS_OK; i++) {
+      double t0 = now_us(), cold_us = 0, ta = 0;
+      for (unsigned i = 0; i < n && rc == WGS_OK; i++) {
+        if (lc.cold) {
+#ifndef WGS_BENCH_SYNC_ONLY
+          if (lc.kind == 16) { /* the launch and its wait, untimed: the result read alone is */
+            rc = wgs_cuda_launch_async(st, (const void *)persistent_one, wargs, 3, 0, s, &c);
+            CK(cudaStreamSynchronize(s));
+          }
+#endif
+          for (size_t b = 0; b < sweep.size(); b += 64)
+            sweep[b] = (unsigned char)(sweep[b] + i);
+          ta = now_us();
+        }
+        int dev;
+        cudaStreamCaptureStatus cap;
         switch (lc.kind) {
         case 0: empty_kernel<<<lc.groups, T, 0, s>>>(sink); break;
         case 1: CK(cudaLaunchCooperativeKernel((const void *)coop_one, dim3(lc.groups), dim3(T), cargs, 0, s)); break;
@@ -147,9 +177,19 @@ int main(int argc, char **argv)
         case 9: case 11: persistent_one<<<lc.groups, T, 0, s>>>(state_ptr, 0u, sink); break;
         case 10: case 12: persistent_one<<<lc.groups, T, 0, s>>>(state_ptr, 1u, sink); break;
 #endif
+        case 13: CK(cudaGetDevice(&dev)); break;
+        case 14: CK(cudaStreamIsCapturing(s, &cap)); break;
+        case 15: CK(cudaStreamSynchronize(s)); break;
+#ifndef WGS_BENCH_SYNC_ONLY
+        case 16: rc = wgs_cuda_state_result(st, s, NULL); break;
+#endif
         }
         if (lc.wait_each && lc.kind < 2)
           CK(cudaStreamSynchronize(s));
+        if (lc.cold) {
+          cold_us += now_us() - ta;
+          CK(cudaStreamSynchronize(s)); /* (untimed: the calls timed without their wait) */
+        }
       }
       double t1 = now_us();
 #ifndef WGS_BENCH_SYNC_ONLY
@@ -158,7 +198,7 @@ int main(int argc, char **argv)
 #endif
       CK(cudaStreamSynchronize(s));
       if (r)
-        v.push_back(((lc.enqueue_only ? t1 : now_us()) - t0) / N);
+        v.push_back(lc.cold ? cold_us / n : ((lc.enqueue_only ? t1 : now_us()) - t0) / n);
     }
     if (rc != WGS_OK) {
       printf("%s: %s\n", lc.what, wgs_last_error());
@@ -166,7 +206,8 @@ int main(int argc, char **argv)
     }
     stat3 s = stats(v);
     fprintf(f, "\"%s\",%u,%u,%u,%.3f,%.3f,%.3f,%u,%s\n", lc.what, lc.groups, T, N, s.med, s.lo,
-            s.hi, R, lc.enqueue_only ? "host time per call, the wait after them not timed"
+            s.hi, R, lc.cold ? "per call, each timed alone after a sweep of the host's caches"
+                     : lc.enqueue_only ? "host time per call, the wait after them not timed"
                      : lc.wait_each ? "per call, each waited for" : "per launch, one wait at the end");
     printf("%-66s %6u %10.2f %10.2f %10.2f\n", lc.what, lc.groups, s.med, s.lo, s.hi);
   }

@@ -188,9 +188,13 @@ int wgs__launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num_a
   ca.w[WGS_CFG_HOST_LO] = (unsigned)(uintptr_t)st->mirror_dev;
   ca.w[WGS_CFG_HOST_HI] = (unsigned)((uint64_t)(uintptr_t)st->mirror_dev >> 32);
 
+  /* A synchronous launch does not ask whether the stream is being captured: its wait would end
+   * the capture with an error (reported by wgs__cuda_result_words, which then forgets the
+   * config words, since whatever this launch enqueued never ran). The question costs 2-3 us
+   * when the host's caches are cold, as after a program's own work between launches. */
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  cudaError_t e = cudaStreamIsCapturing(stream, &capture);
-  if (e != cudaSuccess)
+  cudaError_t e = cudaSuccess;
+  if (!wgs__state(pub(st))->in_sync && (e = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess)
     return wgs__cuda_fail("cudaStreamIsCapturing", e);
   int capturing = capture != cudaStreamCaptureStatusNone;
   if (capturing && cfg.time_kernel)
@@ -339,12 +343,19 @@ int wgs__cuda_clear_error(wgs_state_t *pst)
 int wgs__cuda_result_words(wgs_state_t *pst, uint32_t *glob, double *kernel_us)
 {
   cuda_state *st = cs(pst);
-  int rc = wgs__use_device(st->device);
+  /* (in a synchronous launch, the launch just made the device current on this thread) */
+  int rc = wgs__state(pst)->in_sync ? WGS_OK : wgs__use_device(st->device);
   if (rc != WGS_OK)
     return rc;
   cudaError_t e = cudaStreamSynchronize(st->stream);
-  if (e != cudaSuccess)
-    return wgs__cuda_fail("kernel execution (cudaStreamSynchronize)", e);
+  if (e != cudaSuccess) {
+    st->cfg_valid = 0; /* the config write may not have run: the next launch writes it */
+    rc = wgs__cuda_fail("kernel execution (cudaStreamSynchronize)", e);
+    if (e == cudaErrorStreamCaptureUnsupported || e == cudaErrorStreamCaptureInvalidated)
+      wgs__fail_append(" (a synchronous launch waits, which ends a stream capture: capture "
+                       "wgs_cuda_launch_async instead)");
+    return rc;
+  }
   unsigned mcode = st->mirror[WGS_MIRROR_ERROR];
   if (mcode != 0) {
     e = cudaMemcpy(st->io, st->mem, GLOBAL_WORDS * sizeof(unsigned), cudaMemcpyDeviceToHost);

@@ -540,6 +540,19 @@ static int case_epochs(void)
   /* a synchronous launch after the replays (the device's config words are the graph's) */
   CHECK_OK(wgs_cuda_launch(st, (const void *)epochs_k, args, 3, 0, s, &cfg[0], &r));
   launches++;
+  /* a synchronous launch under capture, with other config words: its wait ends the capture,
+   * which it names; what it enqueued never runs, and the next launch still runs right */
+  CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess);
+  int rc_cap = wgs_cuda_launch(st, (const void *)epochs_k, args, 3, 0, s, &cfg[2], &r);
+  printf("synchronous launch under capture: %s: %s\n", wgs_status_name(rc_cap), wgs_last_error());
+  CHECK_EQ(rc_cap, WGS_EBACKEND);
+  CHECK(strstr(wgs_last_error(), "wgs_cuda_launch_async") != NULL);
+  cudaGraph_t broken = NULL;
+  CHECK(cudaStreamEndCapture(s, &broken) != cudaSuccess);
+  cudaGetLastError();
+  CHECK_OK(wgs_cuda_launch(st, (const void *)epochs_k, args, 3, 0, s, &cfg[2], &r));
+  launches++;
+  CHECK_EQ(r.participants, cfg[2].groups);
   CHECK(cudaMemcpy(got, out, 16, cudaMemcpyDeviceToHost) == cudaSuccess);
   printf("%u launches (%u captured and replayed), %u barrier passes counted, %u expected\n",
          got[0], 300, got[1], got[2]);
