@@ -190,7 +190,7 @@ int wgs__launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num_a
 
   /* A synchronous launch does not ask whether the stream is being captured: its wait would end
    * the capture with an error (reported by wgs__cuda_result_words, which then forgets the
-   * config words, since whatever this launch enqueued never ran). The question costs 2-3 us
+   * config words, since whatever this launch enqueued never ran). The question costs 2-5 us
    * when the host's caches are cold, as after a program's own work between launches. */
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
   cudaError_t e = cudaSuccess;
