@@ -524,6 +524,7 @@ struct app_cu {
   unsigned groups;                     /* the persistent form's launch (app_groups) */
   unsigned lb;                         /* the balanced steps (app_balanced) */
   unsigned narrow;                     /* the uncapped kernels (PERSISTENT_BOUNDS) */
+  unsigned regs_w, regs_c;             /* their registers: wgsync's kernel, grid.sync()'s */
   cudaGraph_t graph;
   cudaGraphExec_t gexec;
   uint32_t *out_u32;
@@ -708,6 +709,11 @@ extern "C" int app_cu_create(int device, const app_graph *g, app_id a, const app
       CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bw, kw, (int)c->local, 0));
       CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&bc, kc, (int)c->local, 0));
     }
+    cudaFuncAttributes fa;
+    CK(cudaFuncGetAttributes(&fa, kw));
+    c->regs_w = (unsigned)fa.numRegs;
+    CK(cudaFuncGetAttributes(&fa, kc));
+    c->regs_c = (unsigned)fa.numRegs;
     unsigned resident = (unsigned)(bw * prop.multiProcessorCount);
     /* The kernels are unchecked by default: a fixed count above what runs at once would make
      * the grid barrier spin forever. On CUDA the occupancy API gives that count for an idle
@@ -871,9 +877,7 @@ static int run_persistent(app_cu *c, app_form f, app_run *r)
   }
   r->ms = now_ms() - t0;
   r->launches = 1;
-  cudaFuncAttributes fa;
-  CK(cudaFuncGetAttributes(&fa, f == APP_FORM_GRIDSYNC ? kc : kw));
-  r->registers = (uint32_t)fa.numRegs;
+  r->registers = f == APP_FORM_GRIDSYNC ? c->regs_c : c->regs_w;
   CK(cudaMemcpy(&r->steps, c->flags + 3, 4, cudaMemcpyDeviceToHost));
   APP__HOOK_TRACE_DUMP(c->app, f, r->ms, kernel_us, t_call - t0, t_wait - t_call);
   return 0;
