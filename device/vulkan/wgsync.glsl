@@ -708,8 +708,11 @@ uint wgsi_fkey(uint u) { return u ^ ((u >> 31) != 0u ? 0xffffffffu : 0x80000000u
 uint wgsi_funkey(uint k) { return k ^ ((k >> 31) != 0u ? 0x80000000u : 0xffffffffu); }
 uint wgsi_subgroup_reduce(uint kind, uint x)
 {
+  /* subgroupAdd may start from +0.0 (lavapipe's does): a sum of -0.0 alone is -0.0 in IEEE
+   * round-to-nearest, and -0.0 is the float sum's identity here, so that case is taken apart */
   if (kind == WGSI_RED_FSUM)
-    return floatBitsToUint(subgroupAdd(uintBitsToFloat(x)));
+    return subgroupAll(x == 0x80000000u) ? 0x80000000u
+                                         : floatBitsToUint(subgroupAdd(uintBitsToFloat(x)));
   return kind == WGS_SUM ? subgroupAdd(x) : kind == WGS_MIN ? subgroupMin(x) : subgroupMax(x);
 }
 uint wgsi_group_reduce(uint kind, uint x)

@@ -132,10 +132,10 @@ WGS_KERNEL void portable_mixed(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *cn
 
 /*
  * The grid reductions' answers (wgs_grid_reduce_u32/_f32 and the split forms), one kernel for
- * both backends. Each round runs ten barrier instances, so every reduction meets its buffer's
+ * both backends. Each round runs eleven barrier instances, so every reduction meets its buffer's
  * reuse two instances later: unsigned sum, min and max; a split float sum; a plain barrier; a
  * float min and a split float max; the max and min of zeros of both signs (totalOrder: +0 and
- * -0); a float sum that rounds. The values move round by round (the minimum's holder is another
+ * -0) and the sum of -0.0 alone (-0.0); a float sum that rounds. The values move round by round (the minimum's holder is another
  * work-item each round). Every work-item checks the exact answers: bad[0] counts wrong ones,
  * bad[1..3] describe the first (16 x round + position, answer's bits, global id); the rounding
  * sum's bits go to sums[round * groups + group] for the host, which checks that every group got
@@ -188,6 +188,7 @@ WGS_KERNEL void portable_reduce(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *b
       float zero = gid == (r * 2654435761u) % gsize ? 0.0f : -0.0f;
       float h = wgs_grid_reduce_f32(&e, WGS_MAX, zero);
       float i = wgs_grid_reduce_f32(&e, WGS_MIN, zero);
+      float nz = wgs_grid_reduce_f32(&e, WGS_SUM, -0.0f);
       float j = wgs_grid_reduce_f32(&e, WGS_SUM, 1.0f / (float)(gid + r + 1u));
       PORTABLE_RED_CHECK(a, (gsize % 2u ? gsize * ((gsize - 1u) / 2u) : gsize / 2u * (gsize - 1u)) + r * gsize,
                          16u * r);
@@ -199,6 +200,7 @@ WGS_KERNEL void portable_reduce(WGS_GLOBAL wgs_uint *wgs, WGS_GLOBAL wgs_uint *b
       PORTABLE_RED_CHECK(PORTABLE_BITS(g), PORTABLE_BITS(-0.5f), 16u * r + 6u);
       PORTABLE_RED_CHECK(PORTABLE_BITS(h), 0u, 16u * r + 7u);
       PORTABLE_RED_CHECK(PORTABLE_BITS(i), 0x80000000u, 16u * r + 8u);
+      PORTABLE_RED_CHECK(PORTABLE_BITS(nz), 0x80000000u, 16u * r + 9u); /* -0.0 alone */
       if (e.local_id == 0u)
         sums[r * n + e.group_id] = PORTABLE_BITS(j);
     }

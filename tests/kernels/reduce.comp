@@ -1,5 +1,5 @@
 /* The grid reductions' answers on a Vulkan device (tests/test_backends.c, case reduce): the
- * kernel of tests/kernels/portable.h's portable_reduce in GLSL, the same ten instances a round and
+ * kernel of tests/kernels/portable.h's portable_reduce in GLSL, the same eleven instances a round and
  * the same checks. bad[0] counts wrong answers, bad[1..3] describe the first (16 x round +
  * position, the answer's bits, global id); the rounding float sum's bits go to
  * sums[round * groups + group]. */
@@ -46,6 +46,7 @@ void main()
       float zero = gid == (r * 2654435761u) % gsize ? 0.0f : -0.0f;
       float h = wgs_grid_reduce_f32(e, WGS_MAX, zero);
       float i = wgs_grid_reduce_f32(e, WGS_MIN, zero);
+      float nz = wgs_grid_reduce_f32(e, WGS_SUM, -0.0f);
       float j = wgs_grid_reduce_f32(e, WGS_SUM, 1.0f / float(gid + r + 1u));
       check(a, (gsize % 2u != 0u ? gsize * ((gsize - 1u) / 2u) : gsize / 2u * (gsize - 1u)) + r * gsize,
             16u * r);
@@ -56,6 +57,7 @@ void main()
       check(floatBitsToUint(g), floatBitsToUint(-0.5f), 16u * r + 6u);
       check(floatBitsToUint(h), 0u, 16u * r + 7u);
       check(floatBitsToUint(i), 0x80000000u, 16u * r + 8u);
+      check(floatBitsToUint(nz), 0x80000000u, 16u * r + 9u); /* a sum of -0.0 alone */
       if (e.local_id == 0u)
         sums[r * n + e.group_id] = floatBitsToUint(j);
     }
