@@ -16,6 +16,7 @@
  * is wgsync's grid barrier over them. Dispatches of one kernel on one device share its state, so
  * they must be ordered (one in-order queue, or events), as wgsync's launches on one state are.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -385,15 +386,20 @@ static cl_device_id queue_device(cl_command_queue q, cl_context *ctx)
   return dev;
 }
 
+/* The local size's dimensions are nonzero and their product fits a size_t (a product that
+ * wrapped would pass every later check; no device takes a group that large). */
 static cl_int check_range(cl_uint dims, const size_t *local)
 {
   if (dims < 1 || dims > 3)
     return CL_INVALID_WORK_DIMENSION;
   if (!local)
     return CL_INVALID_WORK_GROUP_SIZE;
-  for (cl_uint i = 0; i < dims; i++)
-    if (local[i] == 0)
+  size_t items = 1;
+  for (cl_uint i = 0; i < dims; i++) {
+    if (local[i] == 0 || local[i] > SIZE_MAX / items)
       return CL_INVALID_WORK_GROUP_SIZE;
+    items *= local[i];
+  }
   return CL_SUCCESS;
 }
 
@@ -494,12 +500,14 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
   /* Concurrent dispatch: the range's checks (the extension's errors), then the probe's bound */
   if ((err = check_range(dims, local)) == CL_SUCCESS && !global)
     err = CL_INVALID_GLOBAL_WORK_SIZE;
+  /* the group count saturates at SIZE_MAX: a product that wrapped (1 x 2^40 x 2^40 is 0 in 64
+   * bits) would pass the count check and reach the driver */
   size_t groups = 1;
   for (cl_uint i = 0; err == CL_SUCCESS && i < dims; i++) {
     if (global[i] == 0 || global[i] % local[i] != 0)
       err = global[i] == 0 ? CL_INVALID_GLOBAL_WORK_SIZE : CL_INVALID_WORK_GROUP_SIZE;
     else
-      groups *= global[i] / local[i];
+      groups = global[i] / local[i] > SIZE_MAX / groups ? SIZE_MAX : groups * (global[i] / local[i]);
   }
   cl_context qctx = r->last_ctx;
   cl_device_id dev = r->last_dev;

@@ -279,12 +279,23 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   /* __attribute__((reqd_work_group_size(X, 1, 1))): X is the local size, the default one too */
   size_t reqd[3] = {0, 0, 0};
   if (nd) { /* the range is the caller's: the driver checks it against the kernel */
-    cfg.local_size = 1;
-    cfg.groups = 1;
+    /* products taken without wrapping or narrowing: a range whose count does not fit the
+     * plan's 32-bit group count is refused here, not passed on truncated */
+    size_t items = 1, groups = 1;
     for (cl_uint d = 0; d < nd->dims; d++) {
-      cfg.local_size *= nd->local[d];
-      cfg.groups *= (uint32_t)(nd->global[d] / nd->local[d]);
+      size_t g = nd->global[d] / nd->local[d];
+      if (nd->local[d] > SIZE_MAX / items || g > SIZE_MAX / groups)
+        return wgs__fail(WGS_ELIMIT, "kernel '%s': a range whose work-group size or group count "
+                                     "overflows (dimension %u: %zu of %zu)", kname, d,
+                         nd->global[d], nd->local[d]);
+      items *= nd->local[d];
+      groups *= g;
     }
+    if (groups > UINT32_MAX)
+      return wgs__fail(WGS_ELIMIT, "kernel '%s': %zu work-groups in one launch (at most %u)",
+                       kname, groups, UINT32_MAX);
+    cfg.local_size = items;
+    cfg.groups = (uint32_t)groups;
   } else if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
                                reqd, NULL) == CL_SUCCESS && reqd[0] != 0) {
     if (reqd[1] > 1 || reqd[2] > 1)

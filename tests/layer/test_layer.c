@@ -453,6 +453,13 @@ static int case_concurrent(void)
   if (clEnqueueNDRangeKernel(q, k, 1, NULL, &over, &local, 0, NULL, NULL) != CL_INVALID_VALUE)
     FAIL("a concurrent dispatch of %zu groups (the query said %zu) is not CL_INVALID_VALUE",
          most + 1, most);
+  /* a group count whose product wraps to 0 in 64 bits, and a local size that does */
+  size_t huge_g[3] = {local, local << 40, (size_t)1 << 40}, huge_l[3] = {local, local, 1};
+  if (clEnqueueNDRangeKernel(q, k, 3, NULL, huge_g, huge_l, 0, NULL, NULL) != CL_INVALID_VALUE)
+    FAIL("a concurrent dispatch of 1 x 2^40 x 2^40 groups is not CL_INVALID_VALUE");
+  size_t wrap_l[3] = {(size_t)1 << 32, (size_t)1 << 32, 1}, n_wrap = 0;
+  if (fn(q, k, 3, NULL, wrap_l, &n_wrap) != CL_INVALID_WORK_GROUP_SIZE)
+    FAIL("the query for groups of 2^32 x 2^32 work-items is not CL_INVALID_WORK_GROUP_SIZE");
   size_t global = local;
   if (clEnqueueNDRangeKernel(q, k, 1, NULL, &global, NULL, 0, NULL, NULL) !=
       CL_INVALID_WORK_GROUP_SIZE)
