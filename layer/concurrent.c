@@ -15,6 +15,13 @@
  * says); otherwise every group of the range takes part (WGS_MODE_FIXED) and intel_device_barrier
  * is wgsync's grid barrier over them. Dispatches of one kernel on one device share its state, so
  * they must be ordered (one in-order queue, or events), as wgsync's launches on one state are.
+ *
+ * Checked builds (WGSYNC_LAYER_CHECKED=1) read each concurrent dispatch's report when it has
+ * ended: at once inside the enqueue when its wait list has completed, else (a user event, or
+ * work still queued) never there, since the program can complete its events only after the
+ * enqueue returns: the report is read by the first clFinish or clWaitForEvents after which the
+ * dispatch has ended, or by the kernel's next dispatch or release. A report that names an error
+ * is printed then, and the kernel's next dispatch returns its error instead of running.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +40,8 @@ typedef struct per_device {
   size_t kmax;               /* the kernel's CL_KERNEL_WORK_GROUP_SIZE here (0: not asked yet) */
   cl_ulong lmem_checked;     /* local memory found to fit this device (+1; 0: none yet) */
   wgs_state_t *conc, *probe;         /* the concurrent dispatches' state, the probe's */
+  wgs_state_t **retired;             /* states outgrown while launches may still use them */
+  int nretired;
   uint32_t conc_groups, probe_groups; /* their capacities */
   struct {
     size_t local;
@@ -59,6 +68,9 @@ typedef struct krec {
                                since it was read (a dispatch reads it only then) */
   cl_ulong lmem;
   per_device *devs;
+  cl_event pending;         /* checked: the dispatch whose report is still to be read */
+  per_device *pending_dev;
+  cl_int deferred;          /* checked: a read report's error, for the next dispatch */
   struct krec *next;
 } krec;
 
@@ -100,6 +112,32 @@ static void track(cl_kernel k, const wgs__layer_program *p)
   pthread_mutex_unlock(&kernels_lock);
 }
 
+static cl_int to_cl(int rc, const char *what);
+
+/* Checked builds: the pending dispatch's report, when the dispatch has ended (held:
+ * kernels_lock; inside: set). Returns 1 when nothing is left pending. */
+static int collect(krec *r)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  if (!r->pending)
+    return 1;
+  cl_int status = CL_QUEUED;
+  if (nx->clGetEventInfo(r->pending, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status,
+                         NULL) != CL_SUCCESS)
+    status = -1;
+  if (status > CL_COMPLETE)
+    return 0;
+  nx->clReleaseEvent(r->pending);
+  r->pending = NULL;
+  wgs_launch_result res;
+  cl_int err = status < 0 ? CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST
+                          : to_cl(wgs_state_result(r->pending_dev->conc, &res),
+                                  "concurrent dispatch (its report, read after it ended)");
+  if (err != CL_SUCCESS && r->deferred == CL_SUCCESS)
+    r->deferred = err;
+  return 1;
+}
+
 static void drop(krec *r)
 {
   const struct _cl_icd_dispatch *nx = wgs__layer_next;
@@ -108,10 +146,16 @@ static void drop(krec *r)
     nx->clFinish(r->last_q);
     nx->clReleaseCommandQueue(r->last_q);
   }
+  collect(r); /* (its report is printed, if it names an error) */
+  if (r->pending)
+    nx->clReleaseEvent(r->pending);
   for (per_device *d = r->devs, *next; d; d = next) {
     next = d->next;
     wgs_state_release(d->conc);
     wgs_state_release(d->probe);
+    for (int i = 0; i < d->nretired; i++)
+      wgs_state_release(d->retired[i]);
+    free(d->retired);
     wgs__layer_device_put(d->wd);
     free(d);
   }
@@ -310,16 +354,23 @@ static per_device *device_entry(krec *r, cl_device_id dev)
   return d;
 }
 
-/* A state of at least groups' capacity; one too small is released once the queue its launches
- * ran on (drain, when not the wgsync device's) is idle. (Its dispatch word is the launch's.) */
-static int state_for(per_device *d, wgs_state_t **st, uint32_t *cap, uint32_t groups,
-                     cl_command_queue drain)
+/* A state of at least groups' capacity. One too small is released at once when its launches ran
+ * on the wgsync device's queue (retire 0: the probe's, finished), else kept until the kernel is
+ * released: the user's queue may hold a dispatch that waits for an event the program completes
+ * only after this enqueue returns, so the layer never waits for that queue here. */
+static int state_for(per_device *d, wgs_state_t **st, uint32_t *cap, uint32_t groups, int retire)
 {
   if (*st && *cap >= groups)
     return WGS_OK;
-  if (*st && drain)
-    wgs__layer_next->clFinish(drain);
-  wgs_state_release(*st);
+  if (*st && retire) {
+    wgs_state_t **more = realloc(d->retired, (size_t)(d->nretired + 1) * sizeof *more);
+    if (!more)
+      return WGS_ENOMEM;
+    d->retired = more;
+    d->retired[d->nretired++] = *st;
+  } else {
+    wgs_state_release(*st);
+  }
   *st = NULL;
   int rc = wgs_state_create(d->wd, groups, st);
   if (rc == WGS_OK)
@@ -347,7 +398,7 @@ static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
       return CL_SUCCESS;
     }
   uint32_t groups = wgs_default_groups(d->wd, lsize);
-  int rc = state_for(d, &d->probe, &d->probe_groups, groups, NULL);
+  int rc = state_for(d, &d->probe, &d->probe_groups, groups, 0);
   size_t global[3] = {local[0] * groups, dims > 1 ? local[1] : 1, dims > 2 ? local[2] : 1};
   wgs__cl_nd_range nd = {wgs_device_opencl_queue(d->wd), dims, offset, global, local, r->checked,
                          r->name, 0, 0, WGS_DISPATCH_PROBE};
@@ -497,6 +548,24 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
                              : nx->clEnqueueNDRangeKernel(q, k, dims, offset, global, local, nwait,
                                                           wait, ev);
   }
+  /* Checked builds: the last dispatch's report first; an error it names is this call's */
+  wgs__layer_inside++;
+  if (!collect(r)) {
+    wgs__layer_say("concurrent dispatch of '%s': the checked report of its previous dispatch is "
+                   "not read (that dispatch has not ended: its wait list is not complete); this "
+                   "dispatch's replaces it", r->name);
+    nx->clReleaseEvent(r->pending);
+    r->pending = NULL;
+  }
+  wgs__layer_inside--;
+  if (r->deferred != CL_SUCCESS) {
+    err = r->deferred;
+    r->deferred = CL_SUCCESS;
+    pthread_mutex_unlock(&kernels_lock);
+    wgs__layer_say("concurrent dispatch of '%s' not run: the previous dispatch's checked report "
+                   "(above) named an error", r->name);
+    return err;
+  }
   /* Concurrent dispatch: the range's checks (the extension's errors), then the probe's bound */
   if ((err = check_range(dims, local)) == CL_SUCCESS && !global)
     err = CL_INVALID_GLOBAL_WORK_SIZE;
@@ -534,7 +603,7 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
   }
   if (err == CL_SUCCESS) {
     /* (the state's capacity is the probe's count: every accepted range fits it) */
-    int rc = state_for(d, &d->conc, &d->conc_groups, (uint32_t)most, q);
+    int rc = state_for(d, &d->conc, &d->conc_groups, (uint32_t)most, 1);
     if (rc == WGS_OK) {
       wgs_launch_config cfg;
       wgs_launch_config_init(&cfg);
@@ -547,21 +616,66 @@ cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue q, cl_kern
       wgs__cl_nd_range nd = {q, dims, offset, global, local, r->checked, r->name, d->kmax,
                              d->lmem_checked == r->lmem + 1, WGS_DISPATCH_CONCURRENT};
       r->bound = NULL;
-      rc = wgs__cl_launch_nd(d->conc, k, &cfg, &nd, nwait, wait, ev);
+      /* checked: the report is read at once only when nothing the dispatch waits for is
+       * outstanding; else the launch's event is kept for collect() */
+      int now = 1;
+      cl_event mine = NULL;
+      for (cl_uint i = 0; r->checked && i < nwait && now; i++) {
+        cl_int status = CL_QUEUED;
+        now = wait && nx->clGetEventInfo(wait[i], CL_EVENT_COMMAND_EXECUTION_STATUS,
+                                         sizeof status, &status, NULL) == CL_SUCCESS &&
+              status <= CL_COMPLETE;
+      }
+      rc = wgs__cl_launch_nd(d->conc, k, &cfg, &nd, nwait, wait, ev ? ev : now ? NULL : &mine);
       if (rc == WGS_OK)
         d->lmem_checked = r->lmem + 1;
       if (wgs__layer_cfg.verbose > 1)
         wgs__layer_say("concurrent dispatch of %zu groups: %s", groups,
                        rc == WGS_OK ? "enqueued" : wgs_last_error());
-      if (rc == WGS_OK && r->checked) { /* the checked build's report, instead of a hang */
+      if (rc == WGS_OK && r->checked && now) { /* the checked build's report, not a hang */
         wgs_launch_result res;
         nx->clFinish(q);
         rc = wgs_state_result(d->conc, &res);
+      } else if (rc == WGS_OK && r->checked) {
+        if (ev)
+          nx->clRetainEvent(mine = *ev);
+        r->pending = mine;
+        r->pending_dev = d;
+      } else if (mine) {
+        nx->clReleaseEvent(mine);
       }
     }
     err = to_cl(rc, "concurrent dispatch");
   }
   wgs__layer_inside--;
   pthread_mutex_unlock(&kernels_lock);
+  return err;
+}
+
+/* Checked builds: the reports of dispatches that have ended by now (after a wait). */
+static void collect_all(void)
+{
+  pthread_mutex_lock(&kernels_lock);
+  wgs__layer_inside++;
+  for (krec *r = kernels; r; r = r->next)
+    if (r->k && r->pending)
+      collect(r);
+  wgs__layer_inside--;
+  pthread_mutex_unlock(&kernels_lock);
+}
+
+cl_int CL_API_CALL wgs__layer_clFinish(cl_command_queue q)
+{
+  cl_int err = wgs__layer_next->clFinish(q);
+  if (wgs__layer_cfg.checked && !wgs__layer_inside && __atomic_load_n(&kernels, __ATOMIC_ACQUIRE))
+    collect_all();
+  return err;
+}
+
+cl_int CL_API_CALL wgs__layer_clWaitForEvents(cl_uint n, const cl_event *events)
+{
+  cl_int err = wgs__layer_next->clWaitForEvents(n, events);
+  if (wgs__layer_cfg.checked && !wgs__layer_inside && __atomic_load_n(&kernels, __ATOMIC_ACQUIRE))
+    collect_all();
   return err;
 }

@@ -326,6 +326,8 @@ CL_API_ENTRY cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
   table.clGetKernelArgInfo = wgs__layer_clGetKernelArgInfo;
   table.clSetKernelExecInfo = wgs__layer_clSetKernelExecInfo;
   table.clEnqueueNDRangeKernel = wgs__layer_clEnqueueNDRangeKernel;
+  table.clFinish = wgs__layer_clFinish;
+  table.clWaitForEvents = wgs__layer_clWaitForEvents;
   *layer_dispatch = &table;
   *num_entries_ret = entries;
   if (wgs__layer_cfg.verbose)

@@ -123,6 +123,8 @@ cl_int CL_API_CALL wgs__layer_clGetKernelArgInfo(cl_kernel, cl_uint, cl_kernel_a
                                                  void *, size_t *);
 cl_int CL_API_CALL wgs__layer_clSetKernelExecInfo(cl_kernel, cl_kernel_exec_info, size_t,
                                                   const void *);
+cl_int CL_API_CALL wgs__layer_clFinish(cl_command_queue);
+cl_int CL_API_CALL wgs__layer_clWaitForEvents(cl_uint, const cl_event *);
 cl_int CL_API_CALL wgs__layer_clEnqueueNDRangeKernel(cl_command_queue, cl_kernel, cl_uint,
                                                      const size_t *, const size_t *,
                                                      const size_t *, cl_uint, const cl_event *,

@@ -19,6 +19,8 @@
  *               log says why
  *   deadlock    (WGSYNC_LAYER_CHECKED=1) a group that skips intel_device_barrier: the launch
  *               is refused with a report, not a hang
+ *   user_event  (WGSYNC_LAYER_CHECKED=1) dispatches behind a user event: no hang; a skipped
+ *               barrier's report read after the dispatch ended, its error the next dispatch's
  *   split_misuse (WGSYNC_LAYER_CHECKED=1) a work-item that waits without arriving: the device
  *               library's report (the CTest entry looks for it)
  * The device: WGSYNC_DEVICE (a substring of "platform device"), else the first GPU, else the
@@ -29,7 +31,9 @@
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SKIP 77
 #define FAIL(...)                                                                             \
@@ -545,6 +549,78 @@ static int case_deadlock(void)
   return 0;
 }
 
+/* Checked mode: concurrent dispatches whose wait list holds a user event the program completes
+ * only after the enqueue returns (the enqueue must not wait for it): one whose groups all reach
+ * the device barrier runs once the event is set; one that group 1 skips is reported after the
+ * dispatch ended (at clFinish, on stderr) and the kernel's next dispatch returns the error. */
+static void on_alarm(int sig)
+{
+  (void)sig;
+  static const char msg[] = "FAIL: a checked concurrent dispatch waiting for a user event hung\n";
+  if (write(1, msg, sizeof msg - 1) < 0)
+    _exit(2);
+  _exit(1);
+}
+
+static int case_user_event(void)
+{
+  static const char src[] =
+      "kernel void k(global uint *x, uint skip) {\n"
+      "  if (get_group_id(0) != skip) {\n"
+      "    intel_device_barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  }\n"
+      "  x[get_global_id(0)] += 1;\n"
+      "}\n";
+  signal(SIGALRM, on_alarm);
+  alarm(60);
+  cl_program p;
+  cl_mem x;
+  cl_kernel k = kernel_k(src, 4096, &p, &x);
+  const size_t local = 4;
+  size_t most = 0;
+  cl_uint type = CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL, none = 2;
+  CL_OK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL, sizeof type, &type));
+  CL_OK(clSetKernelArg(k, 1, sizeof none, &none));
+  CL_OK(max_count()(q, k, 1, NULL, &local, &most));
+  if (most < 2) {
+    printf("SKIP: one group at a time on this device (the case needs two)\n");
+    return SKIP;
+  }
+  size_t global = 2 * local;
+  cl_int err;
+  for (cl_uint skip = 2; skip >= 1; skip--) { /* 2: nobody skips; 1: group 1 does */
+    CL_OK(clSetKernelArg(k, 1, sizeof skip, &skip));
+    cl_event user = clCreateUserEvent(ctx, &err), done = NULL;
+    CL_OK(err);
+    CL_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 1, &user, &done));
+    printf("enqueued behind a user event (%s)\n", skip == 2 ? "every group" : "group 1 skips");
+    CL_OK(clSetUserEventStatus(user, CL_COMPLETE));
+    CL_OK(clWaitForEvents(1, &done));
+    CL_OK(clFinish(q));
+    clReleaseEvent(done);
+    clReleaseEvent(user);
+  }
+  cl_uint got[8];
+  CL_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, sizeof got, got, 0, NULL, NULL));
+  for (int i = 0; i < 8; i++)
+    if (got[i] != 2)
+      FAIL("x[%d] = %u after two dispatches (expected 2)", i, got[i]);
+  CL_OK(clSetKernelArg(k, 1, sizeof none, &none));
+  err = clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL);
+  clFinish(q);
+  if (err == CL_SUCCESS)
+    FAIL("the dispatch after one that group 1 skipped did not return its report's error");
+  CL_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+  CL_OK(clFinish(q));
+  alarm(0);
+  printf("PASS: user events in checked dispatches: no hang, the report after the dispatch "
+         "(%d), the next dispatch runs\n", err);
+  clReleaseMemObject(x);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 /* Checked mode: a split barrier a work-item waits at without arriving (undefined behaviour by
  * cl_intel_split_work_group_barrier) is reported by the device library, naming the line; the
  * CTest entry looks for the report. */
@@ -593,6 +669,8 @@ int main(int argc, char **argv)
     rc = case_helper();
   else if (!strcmp(c, "deadlock"))
     rc = case_deadlock();
+  else if (!strcmp(c, "user_event"))
+    rc = case_user_event();
   else if (!strcmp(c, "split_misuse"))
     rc = case_split_misuse();
   else
