@@ -57,6 +57,9 @@ typedef struct krec {
   char name[128];   /* its function name, for reports */
   cl_context ctx;
   cl_uint hidden;   /* the hidden argument's index: the user's argument count */
+  uint64_t set;     /* the user's arguments set so far (bit i: argument i < 64) */
+  uint64_t local;   /* those set as __local, of local_bytes[i] bytes */
+  size_t local_bytes[64];
   int checked;
   cl_uint dispatch; /* CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_*_INTEL */
   cl_mem zero;      /* the default dispatch's state: a config line of zeros */
@@ -202,8 +205,12 @@ cl_kernel CL_API_CALL wgs__layer_clCloneKernel(cl_kernel src, cl_int *errcode)
     wgs__layer_program p = {.ctx = copy.ctx, .device_barrier = 1, .checked = copy.checked};
     track(k, &p);
     pthread_mutex_lock(&kernels_lock);
-    if ((r = find(k)))
-      r->dispatch = copy.dispatch; /* exec info is cloned with the arguments */
+    if ((r = find(k))) { /* exec info is cloned with the arguments */
+      r->dispatch = copy.dispatch;
+      r->set = copy.set;
+      r->local = copy.local;
+      memcpy(r->local_bytes, copy.local_bytes, sizeof r->local_bytes);
+    }
     pthread_mutex_unlock(&kernels_lock);
   }
   return k;
@@ -256,6 +263,17 @@ cl_int CL_API_CALL wgs__layer_clSetKernelArg(cl_kernel k, cl_uint index, size_t 
     pthread_mutex_unlock(&kernels_lock);
     if (r && index >= hidden)
       return CL_INVALID_ARG_INDEX;
+    cl_int err = wgs__layer_next->clSetKernelArg(k, index, size, value);
+    if (r && err == CL_SUCCESS && index < 64) { /* which are set: the probe fills the rest */
+      pthread_mutex_lock(&kernels_lock);
+      if ((r = find(k))) {
+        r->set |= 1ull << index;
+        r->local = value ? r->local & ~(1ull << index) : r->local | 1ull << index;
+        r->local_bytes[index] = value ? 0 : size;
+      }
+      pthread_mutex_unlock(&kernels_lock);
+    }
+    return err;
   }
   return wgs__layer_next->clSetKernelArg(k, index, size, value);
 }
@@ -378,6 +396,43 @@ static int state_for(per_device *d, wgs_state_t **st, uint32_t *cap, uint32_t gr
   return rc;
 }
 
+/* The probe's kernel when some of the user's arguments are not set yet: Intel's query depends on
+ * the kernel's resources, not its arguments, and a conformant program may ask right after
+ * clCreateKernel. A new kernel of the same function (the same code, registers and private
+ * memory) gets the user's __local sizes where set and a stand-in for every other argument
+ * (the probe's groups leave before the user's code, so no value is read): a null buffer, else
+ * a 1-byte __local, else zero bytes of the size the driver accepts. Returns NULL (and says
+ * which argument) when no stand-in is accepted (an image or a sampler). */
+static cl_kernel probe_kernel(krec *r, cl_device_id dev)
+{
+  const struct _cl_icd_dispatch *nx = wgs__layer_next;
+  cl_program prog = NULL;
+  cl_int err = nx->clGetKernelInfo(r->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
+  cl_kernel pk = err == CL_SUCCESS ? nx->clCreateKernel(prog, r->name, &err) : NULL;
+  if (!pk)
+    return NULL;
+  size_t most = 1024;
+  nx->clGetDeviceInfo(dev, CL_DEVICE_MAX_PARAMETER_SIZE, sizeof most, &most, NULL);
+  static const unsigned char zeros[4096];
+  const cl_mem none = NULL;
+  for (cl_uint i = 0; i < r->hidden; i++) {
+    int have = i < 64 && (r->local >> i & 1u);
+    err = have ? nx->clSetKernelArg(pk, i, r->local_bytes[i], NULL)
+               : nx->clSetKernelArg(pk, i, sizeof none, &none);
+    if (err != CL_SUCCESS && !have)
+      err = nx->clSetKernelArg(pk, i, 1, NULL);
+    for (size_t n = 1; err != CL_SUCCESS && !have && n <= most && n <= sizeof zeros; n++)
+      err = nx->clSetKernelArg(pk, i, n, zeros);
+    if (err != CL_SUCCESS) {
+      wgs__layer_say(WGS_FN_MAX_COUNT ": kernel '%s': argument %u is not set and takes no "
+                     "stand-in (an image or a sampler): set it before the query", r->name, i);
+      nx->clReleaseKernel(pk);
+      return NULL;
+    }
+  }
+  return pk;
+}
+
 /* The probe's answer for this local size (held: kernels_lock; inside: set). */
 static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
                     const size_t *local, size_t *count)
@@ -408,11 +463,18 @@ static cl_int probe(krec *r, per_device *d, cl_uint dims, const size_t *offset,
   cfg.discovery = WGS_DISCOVERY_PROTOCOL;
   wgs_launch_result res;
   memset(&res, 0, sizeof res);
-  r->bound = NULL;
+  uint64_t mine = r->hidden >= 64 ? ~0ull : (1ull << r->hidden) - 1u;
+  cl_kernel pk = r->k;
+  if ((r->set & mine) != mine && rc == WGS_OK && !(pk = probe_kernel(r, d->dev)))
+    return CL_INVALID_KERNEL_ARGS;
+  if (pk == r->k)
+    r->bound = NULL;
   if (rc == WGS_OK)
-    rc = wgs__cl_launch_nd(d->probe, r->k, &cfg, &nd, 0, NULL, NULL);
+    rc = wgs__cl_launch_nd(d->probe, pk, &cfg, &nd, 0, NULL, NULL);
   if (rc == WGS_OK)
     rc = wgs_state_result(d->probe, &res);
+  if (pk != r->k)
+    wgs__layer_next->clReleaseKernel(pk);
   if (rc != WGS_OK)
     return to_cl(rc, "the occupancy probe of clGetKernelMaxConcurrentWorkGroupCountINTEL");
   *count = res.participants;

@@ -19,6 +19,7 @@
  *               log says why
  *   deadlock    (WGSYNC_LAYER_CHECKED=1) a group that skips intel_device_barrier: the launch
  *               is refused with a report, not a hang
+ *   query_first the count queried before any argument is set (the conformance test's order)
  *   user_event  (WGSYNC_LAYER_CHECKED=1) dispatches behind a user event: no hang; a skipped
  *               barrier's report read after the dispatch ended, its error the next dispatch's
  *   split_misuse (WGSYNC_LAYER_CHECKED=1) a work-item that waits without arriving: the device
@@ -621,6 +622,61 @@ static int case_user_event(void)
   return 0;
 }
 
+/* The order of the extension's conformance test: the count queried right after clCreateKernel,
+ * no argument set yet (a buffer, a __local, a uint, a float4, a 12-byte struct); the same count
+ * once they are set; then a dispatch of that many groups runs. An argument left unset is still
+ * the driver's CL_INVALID_KERNEL_ARGS at the dispatch. */
+static int case_query_first(void)
+{
+  static const char src[] =
+      "typedef struct { int a, b, c; } three;\n"
+      "kernel void k(global uint *x, local uint *tmp, uint add, float4 v, three t) {\n"
+      "  tmp[get_local_id(0)] = add + (uint)v.x + (uint)t.c;\n"
+      "  intel_device_barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  x[get_global_id(0)] = tmp[get_local_id(0)];\n"
+      "}\n";
+  cl_int err;
+  cl_program p = build(src, NULL, NULL);
+  cl_kernel k = clCreateKernel(p, "k", &err);
+  CL_OK(err);
+  cl_uint type = CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL;
+  CL_OK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL, sizeof type, &type));
+  const size_t local = 4;
+  size_t first = 0, after = 0;
+  CL_OK(max_count()(q, k, 1, NULL, &local, &first));
+  if (first < 1)
+    FAIL("the query before the arguments answered %zu", first);
+  cl_mem x = buffer(4096);
+  cl_uint add = 5;
+  cl_float4 v = {{2.0f, 0, 0, 0}};
+  struct { cl_int a, b, c; } t = {0, 0, 3};
+  CL_OK(clSetKernelArg(k, 0, sizeof x, &x));
+  CL_OK(clSetKernelArg(k, 1, local * sizeof(cl_uint), NULL));
+  CL_OK(clSetKernelArg(k, 2, sizeof add, &add));
+  CL_OK(clSetKernelArg(k, 3, sizeof v, &v));
+  size_t global = first * local;
+  if (clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL) == CL_SUCCESS)
+    FAIL("a dispatch with argument 4 unset was accepted");
+  CL_OK(clSetKernelArg(k, 4, sizeof t, &t));
+  CL_OK(max_count()(q, k, 1, NULL, &local, &after));
+  if (after != first)
+    FAIL("the query answered %zu before the arguments were set and %zu after", first, after);
+  CL_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+  CL_OK(clFinish(q));
+  cl_uint got[64];
+  size_t n = global < 64 ? global : 64;
+  CL_OK(clEnqueueReadBuffer(q, x, CL_TRUE, 0, n * sizeof *got, got, 0, NULL, NULL));
+  for (size_t i = 0; i < n; i++)
+    if (got[i] != 10)
+      FAIL("x[%zu] = %u (expected 10)", i, got[i]);
+  printf("PASS: the count queried before the arguments (%zu), the same after, a dispatch of it "
+         "ran\n", first);
+  clReleaseMemObject(x);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 /* Checked mode: a split barrier a work-item waits at without arriving (undefined behaviour by
  * cl_intel_split_work_group_barrier) is reported by the device library, naming the line; the
  * CTest entry looks for the report. */
@@ -669,6 +725,8 @@ int main(int argc, char **argv)
     rc = case_helper();
   else if (!strcmp(c, "deadlock"))
     rc = case_deadlock();
+  else if (!strcmp(c, "query_first"))
+    rc = case_query_first();
   else if (!strcmp(c, "user_event"))
     rc = case_user_event();
   else if (!strcmp(c, "split_misuse"))
