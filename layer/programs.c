@@ -91,8 +91,33 @@ cl_program CL_API_CALL wgs__layer_clLinkProgram(cl_context ctx, cl_uint n, const
                                                 void(CL_CALLBACK *notify)(cl_program, void *),
                                                 void *data, cl_int *errcode)
 {
-  return fresh(wgs__layer_next->clLinkProgram(ctx, n, devs, options, np, progs, notify, data,
-                                              errcode));
+  /* A program linked from ones the layer rewrote for the device barrier has their kernels, and
+   * so their hidden argument: it gets a record too (no source of its own, as the driver says) */
+  int device = 0, checked = 0;
+  for (cl_uint i = 0; progs && i < np; i++) {
+    wgs__layer_program in;
+    if (wgs__layer_program_get(progs[i], &in)) {
+      device |= in.device_barrier;
+      checked |= in.checked;
+    }
+  }
+  cl_program prog = fresh(wgs__layer_next->clLinkProgram(ctx, n, devs, options, np, progs, notify,
+                                                         data, errcode));
+  wgs__layer_program *rec = prog && device ? calloc(1, sizeof *rec) : NULL;
+  if (rec) {
+    rec->prog = prog;
+    rec->ctx = ctx;
+    rec->device_barrier = 1;
+    rec->checked = checked;
+    pthread_mutex_lock(&programs_lock);
+    rec->next = programs;
+    programs = rec;
+    pthread_mutex_unlock(&programs_lock);
+  } else if (prog && device) {
+    wgs__layer_say("clLinkProgram: out of memory for the linked program's record: its kernels' "
+                   "device barriers will not be served");
+  }
+  return prog;
 }
 
 /* The context's devices (malloc'd), or NULL. */
@@ -354,10 +379,11 @@ cl_int CL_API_CALL wgs__layer_clGetProgramInfo(cl_program prog, cl_program_info 
   if (name == CL_PROGRAM_SOURCE && !wgs__layer_inside) {
     pthread_mutex_lock(&programs_lock);
     wgs__layer_program *rec = find(prog);
-    cl_int err = rec ? wgs__layer_answer(rec->source, strlen(rec->source) + 1, size, value, size_ret)
-                     : CL_SUCCESS;
+    int ours = rec && rec->source;
+    cl_int err = ours ? wgs__layer_answer(rec->source, strlen(rec->source) + 1, size, value, size_ret)
+                      : CL_SUCCESS;
     pthread_mutex_unlock(&programs_lock);
-    if (rec)
+    if (ours)
       return err;
   }
   return wgs__layer_next->clGetProgramInfo(prog, name, size, value, size_ret);

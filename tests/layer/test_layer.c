@@ -19,6 +19,8 @@
  *               log says why
  *   deadlock    (WGSYNC_LAYER_CHECKED=1) a group that skips intel_device_barrier: the launch
  *               is refused with a report, not a hang
+ *   link        a device-barrier program compiled and linked: the hidden argument invisible,
+ *               its dispatches served
  *   query_first the count queried before any argument is set (the conformance test's order)
  *   user_event  (WGSYNC_LAYER_CHECKED=1) dispatches behind a user event: no hang; a skipped
  *               barrier's report read after the dispatch ended, its error the next dispatch's
@@ -677,6 +679,60 @@ static int case_query_first(void)
   return 0;
 }
 
+/* A device-barrier program compiled (clCompileProgram) and linked (clLinkProgram): its kernel
+ * shows the user's 3 arguments, and a concurrent dispatch of the count the query gives runs
+ * with every group's write seen by its neighbour across intel_device_barrier. */
+static int case_link(void)
+{
+  static const char src[] =
+      "kernel void k(global uint *x, global uint *y, uint n) {\n"
+      "  uint g = get_group_id(0);\n"
+      "  if (get_local_id(0) == 0) x[g] = g + 1;\n"
+      "  intel_device_barrier(CLK_GLOBAL_MEM_FENCE);\n"
+      "  y[get_global_id(0)] = x[(g + 1) % n];\n"
+      "}\n";
+  cl_int err;
+  const char *s = src;
+  cl_program c = clCreateProgramWithSource(ctx, 1, &s, NULL, &err);
+  CL_OK(err);
+  CL_OK(clCompileProgram(c, 1, &dev, NULL, 0, NULL, NULL, NULL, NULL));
+  cl_program p = clLinkProgram(ctx, 1, &dev, NULL, 1, &c, NULL, NULL, &err);
+  CL_OK(err);
+  cl_kernel k = clCreateKernel(p, "k", &err);
+  CL_OK(err);
+  cl_uint nargs = 0;
+  CL_OK(clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL));
+  if (nargs != 3)
+    FAIL("the linked kernel shows %u arguments (it has 3)", nargs);
+  cl_uint type = CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_CONCURRENT_INTEL;
+  CL_OK(clSetKernelExecInfo(k, CL_KERNEL_EXEC_INFO_DISPATCH_TYPE_INTEL, sizeof type, &type));
+  const size_t local = 4;
+  size_t most = 0;
+  CL_OK(max_count()(q, k, 1, NULL, &local, &most));
+  if (most > MAX_GROUPS)
+    most = MAX_GROUPS;
+  size_t global = most * local;
+  cl_mem x = buffer(4 * most), y = buffer(4 * global);
+  cl_uint n = (cl_uint)most;
+  CL_OK(clSetKernelArg(k, 0, sizeof x, &x));
+  CL_OK(clSetKernelArg(k, 1, sizeof y, &y));
+  CL_OK(clSetKernelArg(k, 2, sizeof n, &n));
+  CL_OK(clEnqueueNDRangeKernel(q, k, 1, NULL, &global, &local, 0, NULL, NULL));
+  cl_uint got[MAX_GROUPS * 4];
+  CL_OK(clEnqueueReadBuffer(q, y, CL_TRUE, 0, 4 * global, got, 0, NULL, NULL));
+  for (size_t i = 0; i < global; i++)
+    if (got[i] != (cl_uint)((i / local + 1) % most + 1))
+      FAIL("work-item %zu read %u across intel_device_barrier (expected %zu)", i, got[i],
+           (i / local + 1) % most + 1);
+  printf("PASS: a compiled and linked program: 3 arguments shown, %zu groups dispatched\n", most);
+  clReleaseMemObject(x);
+  clReleaseMemObject(y);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  clReleaseProgram(c);
+  return 0;
+}
+
 /* Checked mode: a split barrier a work-item waits at without arriving (undefined behaviour by
  * cl_intel_split_work_group_barrier) is reported by the device library, naming the line; the
  * CTest entry looks for the report. */
@@ -725,6 +781,8 @@ int main(int argc, char **argv)
     rc = case_helper();
   else if (!strcmp(c, "deadlock"))
     rc = case_deadlock();
+  else if (!strcmp(c, "link"))
+    rc = case_link();
   else if (!strcmp(c, "query_first"))
     rc = case_query_first();
   else if (!strcmp(c, "user_event"))
