@@ -20,6 +20,9 @@ extern "C" {
 
 /* Records the detail message for wgs_last_error() and returns status. */
 int wgs__fail(int status, const char *fmt, ...) WGS__PRINTF(2, 3);
+/* WGS_OK when a SPIR-V module has the structure drivers take for granted, else WGS_ESPIRV
+ * naming what is wrong (src/spirv/spirv.c) */
+int wgs__spirv_check_structure(const uint32_t *words, size_t n_words);
 /* Appends to the current detail message (e.g. a build log). */
 void wgs__fail_append(const char *text);
 

@@ -331,6 +331,74 @@ static int vulkan_module(wgs_device_t *dev, const char *file, const char *option
 #endif
 }
 
+/* A Vulkan module's kernels and its structure (the case is Vulkan's: SKIP elsewhere): a module of
+ * five entry points, one of them with an 88-character name, gives five kernels; the same module
+ * with its first OpEntryPoint naming an id that is no function (a type), and one without its
+ * OpMemoryModel, are refused naming why, before any driver sees them (lavapipe crashed on the
+ * first at the launch's pipeline). */
+static int t_modules(wgs_device_t *dev, const wgs_device_info *in)
+{
+  (void)in;
+  if (strcmp(backend_name, "vulkan") != 0) {
+    printf("SKIP: a Vulkan case\n");
+    return WGS_SKIP;
+  }
+#ifdef WGS_TEST_SPV_DIR
+  char path[1024];
+  snprintf(path, sizeof path, "%s/five_entries.spv", WGS_TEST_SPV_DIR);
+  FILE *f = fopen(path, "rb");
+  CHECK_MSG(f != NULL, "cannot open %s", path);
+  static uint32_t w[4096];
+  size_t n = fread(w, sizeof *w, sizeof w / sizeof *w, f);
+  fclose(f);
+  static const char *const names[] = {
+      "first", "second", "third", "fourth",
+      "a_compute_entry_point_whose_name_is_eighty_eight_characters_long_and_still_a_kernel_name"};
+  wgs_program_t *prog = NULL;
+  CHECK_OK(wgs_program_build_il(dev, w, n, NULL, &prog));
+  for (int i = 0; i < 5; i++) {
+    wgs_kernel_t *k = NULL;
+    CHECK_MSG(wgs_kernel_create(prog, names[i], &k) == WGS_OK, "kernel '%s': %s", names[i],
+              wgs_last_error());
+    wgs_kernel_release(k);
+  }
+  wgs_program_release(prog);
+  printf("five entry points, five kernels (one named with 88 characters)\n");
+  /* the first OpEntryPoint's function id replaced by OpTypeVoid's result id */
+  static uint32_t bad[4096];
+  memcpy(bad, w, n * sizeof *w);
+  uint32_t void_id = 0;
+  size_t entry = 0;
+  for (size_t i = 5; i < n; i += bad[i] >> 16) {
+    if ((bad[i] & 0xffffu) == 19u)
+      void_id = bad[i + 1];
+    if ((bad[i] & 0xffffu) == 15u && !entry)
+      entry = i;
+  }
+  CHECK(void_id != 0 && entry != 0);
+  bad[entry + 2] = void_id;
+  prog = NULL;
+  CHECK_STATUS(wgs_program_build_il(dev, bad, n, NULL, &prog), WGS_ESPIRV);
+  CHECK(prog == NULL && strstr(wgs_last_error(), "names function") &&
+        strstr(wgs_last_error(), "does not define"));
+  printf("refused: %s\n", wgs_last_error());
+  /* OpMemoryModel (word 5 onwards: OpCapability, then it) made an OpNop of the same length */
+  memcpy(bad, w, n * sizeof *w);
+  size_t mm = 5 + (bad[5] >> 16);
+  CHECK((bad[mm] & 0xffffu) == 14u);
+  for (size_t i = mm, end = mm + (bad[mm] >> 16); i < end; i++)
+    bad[i] = 1u << 16; /* OpNop, one word each */
+  CHECK_STATUS(wgs_program_build_il(dev, bad, n, NULL, &prog), WGS_ESPIRV);
+  CHECK_MSG(strstr(wgs_last_error(), "OpMemoryModel"), "%s", wgs_last_error());
+  printf("refused: %s\n", wgs_last_error());
+  return 0;
+#else
+  (void)dev;
+  printf("SKIP: built without the Vulkan test shaders\n");
+  return WGS_SKIP;
+#endif
+}
+
 /* The Vulkan form of COUNT_CL, tests/kernels/count.comp, checked or not. */
 static int vulkan_count(wgs_device_t *dev, int checked, wgs_program_t **prog, wgs_kernel_t **k)
 {
@@ -687,6 +755,7 @@ static const struct {
     {"crossings", t_crossings},
     {"recall", t_recall},
     {"link", t_link},
+    {"modules", t_modules},
 };
 
 int main(int argc, char **argv)

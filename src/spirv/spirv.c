@@ -361,6 +361,95 @@ int wgs_spirv_uses_split_barrier(const uint32_t *words, size_t n_words, int *use
 
 void wgs_spirv_free(uint32_t *words) { free(words); }
 
+/* The structure a driver takes for granted (the SPIR-V specification's "Logical Layout of a
+ * Module" and the validation rules spirv-val applies to entry points): one OpMemoryModel;
+ * functions neither nested nor redefined; every OpEntryPoint naming a function the module
+ * defines, by a NUL-terminated name unique for its execution model, with interface ids in the
+ * bound; every OpExecutionMode naming an entry point. A driver that meets a module breaking
+ * these may crash rather than refuse it (lavapipe dereferences the missing function), so they
+ * are checked before any driver sees a module. SPIRV-Tools' validator checks all of the rules,
+ * but Debian ships it only as a static C++ library: libwgsync would take libstdc++ and 2 MB
+ * into every static consumer and into the OpenCL layer, for a check whose crashing cases are
+ * these. */
+int wgs__spirv_check_structure(const uint32_t *words, size_t n_words)
+{
+  module m;
+  int rc = module_read(words, n_words, &m);
+  if (rc != WGS_OK)
+    return rc;
+  uint8_t *fn = calloc(m.bound, 1); /* 1: defined by an OpFunction; 2: also an entry point */
+  if (!fn) {
+    module_free(&m);
+    return wgs__fail(WGS_ENOMEM, "SPIR-V module: out of memory");
+  }
+  unsigned models = 0;
+  size_t in_fn = 0;
+  for (size_t i = 5; i < m.n && rc == WGS_OK;) { /* functions first: entry points come before */
+    uint32_t wc = m.w[i] >> 16, op = m.w[i] & 0xffffu;
+    if (op == 14u) /* OpMemoryModel */
+      models++;
+    if (op == OP_FUNCTION) {
+      if (wc < 5 || m.w[i + 2] >= m.bound || m.w[i + 2] == 0)
+        rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: the OpFunction at word offset %zu is malformed",
+                       i);
+      else if (in_fn)
+        rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: the OpFunction at word offset %zu starts inside "
+                                   "the function at word offset %zu (no OpFunctionEnd)", i, in_fn);
+      else if (fn[m.w[i + 2]])
+        rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: function %%%u is defined twice (again at word "
+                                   "offset %zu)", m.w[i + 2], i);
+      else
+        fn[m.w[i + 2]] = 1;
+      in_fn = i;
+    } else if (op == OP_FUNCTION_END) {
+      in_fn = 0;
+    }
+    i += wc;
+  }
+  if (rc == WGS_OK && models != 1)
+    rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: %u OpMemoryModel instructions (exactly one is "
+                               "required)", models);
+  for (size_t i = 5; i < m.n && rc == WGS_OK;) {
+    uint32_t wc = m.w[i] >> 16, op = m.w[i] & 0xffffu;
+    const uint32_t *ins = m.w + i;
+    if (op == 15u) { /* OpEntryPoint: model, function, name, interface ids */
+      const char *name = wc >= 4 ? (const char *)(ins + 3) : NULL;
+      size_t room = wc >= 4 ? (size_t)(wc - 3) * 4 : 0;
+      size_t len = name ? strnlen(name, room) : room;
+      if (!name || len == room) {
+        rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: the OpEntryPoint at word offset %zu has no "
+                                   "NUL-terminated name", i);
+      } else if (ins[2] >= m.bound || !fn[ins[2]]) {
+        rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: entry point '%s' (OpEntryPoint at word offset "
+                                   "%zu) names function %%%u, which the module does not define",
+                       name, i, ins[2]);
+      } else {
+        fn[ins[2]] = 2;
+        for (size_t w = 3 + (len + 4) / 4; w < wc && rc == WGS_OK; w++)
+          if (ins[w] == 0 || ins[w] >= m.bound)
+            rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: entry point '%s' lists interface id %%%u, "
+                                       "outside the id bound %u", name, ins[w], m.bound);
+        for (size_t j = 5; j < i && rc == WGS_OK;) { /* a name once per execution model */
+          uint32_t wj = m.w[j] >> 16;
+          if ((m.w[j] & 0xffffu) == 15u && wj >= 4 && m.w[j + 1] == ins[1] &&
+              strncmp((const char *)(m.w + j + 3), name, room) == 0)
+            rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: entry point '%s' is declared twice for "
+                                       "execution model %u", name, ins[1]);
+          j += wj;
+        }
+      }
+    } else if ((op == 16u || op == 331u) && (wc < 3 || ins[1] >= m.bound || fn[ins[1]] != 2)) {
+      /* OpExecutionMode, OpExecutionModeId (entry points come before them in a module) */
+      rc = wgs__fail(WGS_ESPIRV, "SPIR-V module: the execution mode at word offset %zu names "
+                                 "%%%u, which is no entry point", i, wc >= 2 ? ins[1] : 0u);
+    }
+    i += wc;
+  }
+  free(fn);
+  module_free(&m);
+  return rc;
+}
+
 /* Output buffer. */
 typedef struct {
   uint32_t *w;

@@ -103,21 +103,21 @@ typedef struct {
   int timed;             /* the latest launch wrote them */
 } wgs__vk_state;
 
-/* A program: SPIR-V modules (a user's one; the tools' several, by name). */
-#define WGS_VK_MODULES 4
+/* A program: SPIR-V modules, one per kernel (a user module's entry points, the tools' by name),
+ * as many as it has. */
 typedef struct {
   WGS__OBJECT_HEAD;
   int refs;
   int checked;           /* built with -DWGS_CHECKED=1 (options), or the tools' checked set */
   int owned;             /* the tools': the device holds it */
   unsigned n;
-  struct {
-    char name[64];       /* the entry point (a user module) or the tool's name */
-    char entry[64];
+  struct wgs__vk_module {
+    char *name;          /* the entry point (a user module) or the tool's name */
+    char *entry;
     uint32_t *words;
     size_t n_words;
     VkShaderModule module;
-  } m[WGS_VK_MODULES];
+  } *m;
   char log[256];
 } wgs__vk_program;
 

@@ -108,40 +108,47 @@ int wgs__vk_buffer_read(wgs_buffer_t *pb, size_t off, size_t bytes, void *dst)
 }
 
 /* ---- programs ---------------------------------------------------------------------------------- */
-/* The GLCompute entry points of a module (OpEntryPoint: opcode 15, execution model 5), each
- * name into names (count at most cap). 0 when the module is not SPIR-V. */
-static int entry_points(const uint32_t *w, size_t n, char names[][64], unsigned cap, unsigned *count)
+/* The GLCompute entry points of a module whose structure was checked (OpEntryPoint: opcode 15,
+ * execution model 5): pointers to their NUL-terminated names in w, count of them (names is
+ * malloc'd; NULL with count 0 when there is none). */
+static const char **entry_points(const uint32_t *w, size_t n, unsigned *count)
 {
+  const char **names = NULL;
   *count = 0;
-  if (n < 5 || w[0] != 0x07230203u)
-    return 0;
   for (size_t i = 5; i < n;) {
     uint32_t len = w[i] >> 16, op = w[i] & 0xffffu;
-    if (len == 0 || i + len > n)
-      return 0;
-    if (op == 15 && len >= 4 && w[i + 1] == 5 && *count < cap) {
-      size_t max = (len - 3) * 4;
-      const char *s = (const char *)&w[i + 3];
-      size_t l = strnlen(s, max);
-      snprintf(names[(*count)++], 64, "%.*s", (int)(l < 63 ? l : 63), s);
+    if (op == 15 && len >= 4 && w[i + 1] == 5) {
+      const char **more = realloc(names, (*count + 1) * sizeof *names);
+      if (!more) {
+        free(names);
+        *count = 0;
+        return NULL;
+      }
+      names = more;
+      names[(*count)++] = (const char *)&w[i + 3];
     }
     i += len;
   }
-  return 1;
+  return names;
 }
 
 static int add_module(wgs__vk_device *d, wgs__vk_program *p, const char *name, const char *entry,
                       const uint32_t *words, size_t n_words)
 {
   unsigned i = p->n;
+  struct wgs__vk_module *more = realloc(p->m, (i + 1) * sizeof *more);
+  if (!more)
+    return wgs__fail(WGS_ENOMEM, "a program: out of memory");
+  p->m = more;
+  memset(&p->m[i], 0, sizeof p->m[i]);
+  p->n++;
   p->m[i].words = malloc(n_words * sizeof *words);
-  if (!p->m[i].words)
+  p->m[i].name = strdup(name);
+  p->m[i].entry = strdup(entry);
+  if (!p->m[i].words || !p->m[i].name || !p->m[i].entry)
     return wgs__fail(WGS_ENOMEM, "a program: out of memory");
   memcpy(p->m[i].words, words, n_words * sizeof *words);
   p->m[i].n_words = n_words;
-  snprintf(p->m[i].name, sizeof p->m[i].name, "%s", name);
-  snprintf(p->m[i].entry, sizeof p->m[i].entry, "%s", entry);
-  p->n++;
   VkShaderModuleCreateInfo ci = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO,
                                  .codeSize = n_words * sizeof *words, .pCode = p->m[i].words};
   WGS__VK(d->d.vkCreateShaderModule(d->device, &ci, NULL, &p->m[i].module), "vkCreateShaderModule");
@@ -167,11 +174,18 @@ static wgs__vk_program *new_program(wgs_device_t *dev, int checked)
 int wgs__vk_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
                              const char *options, wgs_program_t **out)
 {
-  char names[WGS_VK_MODULES][64];
-  unsigned n = 0;
-  if (!entry_points(words, n_words, names, WGS_VK_MODULES, &n))
+  if (n_words < 5 || words[0] != 0x07230203u)
     return wgs__fail(WGS_EINVAL, "wgs_program_build_il: the %zu words are not a SPIR-V module "
                                  "(magic 0x07230203, then instructions)", n_words);
+  /* no driver sees a module whose structure is broken: some crash on it */
+  int rc = wgs__spirv_check_structure(words, n_words);
+  if (rc != WGS_OK) {
+    char why[512];
+    snprintf(why, sizeof why, "%s", wgs_last_error());
+    return wgs__fail(rc, "wgs_program_build_il: %s", why);
+  }
+  unsigned n = 0;
+  const char **names = entry_points(words, n_words, &n);
   if (n == 0)
     return wgs__fail(WGS_EINVAL, "wgs_program_build_il: the module has no compute entry point "
                                  "(compile a .comp shader: glslangValidator -V)");
@@ -181,12 +195,13 @@ int wgs__vk_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_
   int split = 0;
   uint32_t *lowered = NULL;
   size_t lowered_n = 0;
-  int rc = wgs_spirv_uses_split_barrier(words, n_words, &split);
+  rc = wgs_spirv_uses_split_barrier(words, n_words, &split);
   if (rc == WGS_OK && split)
     rc = wgs_spirv_lower(words, n_words, &lowered, &lowered_n);
   if (rc != WGS_OK) {
     char why[512];
     snprintf(why, sizeof why, "%s", wgs_last_error());
+    free(names);
     return wgs__fail(rc, "wgs_program_build_il: %s", why);
   }
   if (split) {
@@ -197,11 +212,14 @@ int wgs__vk_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_
   wgs__vk_program *p = new_program(dev, checked);
   if (!p) {
     wgs_spirv_free(lowered);
+    free(names);
     return wgs__fail(WGS_ENOMEM, "wgs_program_build_il: out of memory");
   }
+  /* (the names point into the caller's words, which outlive this call) */
   for (unsigned i = 0; i < n && rc == WGS_OK; i++) /* one module per entry point */
     rc = add_module(vdev(dev), p, names[i], names[i], words, n_words);
   wgs_spirv_free(lowered);
+  free(names);
   if (rc != WGS_OK) {
     wgs__vk_program_release((wgs_program_t *)(void *)p);
     return rc;
@@ -270,7 +288,10 @@ void wgs__vk_program_free(wgs_program_t *pp)
     if (p->m[i].module)
       d->d.vkDestroyShaderModule(d->device, p->m[i].module, NULL);
     free(p->m[i].words);
+    free(p->m[i].name);
+    free(p->m[i].entry);
   }
+  free(p->m);
   free(p);
 }
 
@@ -297,8 +318,8 @@ int wgs__vk_kernel_create(wgs_program_t *pp, const char *name, wgs_kernel_t **ou
   while (i < p->n && strcmp(p->m[i].name, name) != 0)
     i++;
   if (i == p->n) {
-    char have[WGS_VK_MODULES * 66] = "";
-    for (unsigned j = 0; j < p->n; j++)
+    char have[1024] = "";
+    for (unsigned j = 0; j < p->n && strlen(have) < sizeof have - 1; j++)
       snprintf(have + strlen(have), sizeof have - strlen(have), "%s%s", j ? ", " : "", p->m[j].name);
     return wgs__fail(WGS_ENOKERNEL, "no kernel named '%s' in the program; it has: %s", name, have);
   }
