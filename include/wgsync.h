@@ -130,7 +130,8 @@ int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out);
 
 /* Every device of every backend the program carries: each OpenCL platform's devices, then the
  * CUDA devices (their info's backend and indices say how to open each: "P:D", "cuda:N").
- * *count receives the number written (<= cap). WGS_ENODEV, with each backend's reason, when
+ * *count receives the number written (<= cap); with infos NULL and cap 0, the number there is
+ * (nothing written: ask, allocate, then list). WGS_ENODEV, with each backend's reason, when
  * there is none; when some backend has none but another has, wgs_last_error() names it and
  * why (empty when every backend has devices). */
 int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count);

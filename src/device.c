@@ -58,6 +58,13 @@ int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
   *count = 0;
   if (cap > 0)
     WGS__REQUIRE(infos);
+  /* infos NULL and cap 0: how many there are (the backends describe them into scratch space) */
+  wgs_device_info *scratch = NULL;
+  if (!infos && cap == 0) {
+    cap = 256;
+    if (!(infos = scratch = calloc(cap, sizeof *scratch)))
+      return wgs__fail(WGS_ENOMEM, "wgs_device_list: out of memory");
+  }
   const wgs__backend_ops *reg[8];
   size_t nb = registry(reg);
   int first_rc = WGS_ENODEV;
@@ -75,6 +82,7 @@ int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
     }
     *count += got;
   }
+  free(scratch);
   if (*count == 0)
     return wgs__fail(first_rc, "no device on any backend (%s)", why[0] ? why : "none built");
   return wgs__fail(WGS_OK, "%s", why); /* (success: the backends without devices, and why) */

@@ -260,6 +260,13 @@ static int t_latency_split(wgs_device_t *d, const wgs_device_info *in) { return 
 static int t_bad(wgs_device_t *dev, const wgs_device_info *in)
 {
   (void)in;
+  /* how many devices there are, asked with no room (a device is open: there is one) */
+  size_t all = 0, got = 0;
+  CHECK_MSG(wgs_device_list(NULL, 0, &all) == WGS_OK, "%s", wgs_last_error());
+  wgs_device_info first;
+  CHECK_OK(wgs_device_list(&first, 1, &got));
+  CHECK(all >= 1 && got == 1);
+  printf("wgs_device_list(NULL, 0): %zu device(s)\n", all);
   wgs_launch_result r;
   CHECK_EQ(wgs_occupancy_discover(dev, NULL, &r), WGS_EINVAL);
   CHECK(strstr(wgs_last_error(), "cfg"));
