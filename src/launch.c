@@ -112,20 +112,40 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
    * library (src/opencl/cl_device.c) and then may report misuse: unchecked means unchecked,
    * so it is not decoded (its spins have no bound, so no deadlock report can come from it). */
   uint32_t code = lr->checked ? e[WGS_ERR_CODE] : 0;
+  /* A loop the driver cut is reported by every build (device/vulkan/wgsync.glsl, wgsi_cut): a
+   * launch whose loops were cut must not return as if it ran. */
+  if (e[WGS_ERR_CODE] == WGS_DEV_ERR_CUT)
+    code = WGS_DEV_ERR_CUT;
   if (code == WGS_DEV_ERR_SPLIT) /* a broken rule, as every other misuse */
     return wgs__fail(WGS_EMISUSE, "%ssplit grid barrier misused at user line %u (instance %u) "
                                     "by group %u: a wait without an arrive, or two arrives "
                                     "without a wait", who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE],
                      e[WGS_ERR_REPORTER]);
-  if (code == WGS_DEV_ERR_CUT) /* (to the bound search, the same deadlock) */
+  if (code == WGS_DEV_ERR_CUT) { /* (to the bound search, the same deadlock) */
+    static const char cap[] = "lavapipe ends every loop of a shader invocation after 65,535 "
+                              "iterations in all, waits included";
+    if (e[WGS_ERR_ARRIVED] == 1u) /* WGS_CUT_DISCOVERY */
+      return wgs__fail(WGS_EDEADLOCK,
+                       "%sdiscovery did not complete: the driver ended group %u's waiting loop "
+                       "with its condition unmet (%s): more groups than run at once, or more "
+                       "waiting than the driver allows one launch (%u groups launched)",
+                       who, e[WGS_ERR_REPORTER], cap, lr->launched);
+    if (e[WGS_ERR_ARRIVED] == 2u) /* WGS_CUT_REDUCTION */
+      return wgs__fail(WGS_EDEADLOCK,
+                       "%sgrid reduction at user line %u (barrier instance %u) is wrong: the "
+                       "driver ended group %u's loop over the %u groups' values (%s); the "
+                       "launch's loops ran out of the driver's budget",
+                       who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE], e[WGS_ERR_REPORTER],
+                       e[WGS_ERR_EXPECTED], cap);
     return wgs__fail(WGS_EDEADLOCK,
-                     "%sgrid barrier at user line %u (barrier instance %u) was not reached by "
-                     "every one of its %u groups before the driver ended group %u's waiting loop "
-                     "(its condition unmet, the spin limit not reached: lavapipe ends a shader's "
-                     "loops after 65,535 iterations in all): more groups than run at once, or "
-                     "more waiting than the driver allows one launch (%u groups launched)",
+                     "%sgrid barrier at user line %u (barrier instance %u reached) was not "
+                     "reached by every one of its %u groups before the driver ended group %u's "
+                     "waiting loop with its condition unmet (%s; the spin limit not reached): "
+                     "more groups than run at once, or more waiting than the driver allows one "
+                     "launch, or a loop of the kernel's own cut before it (%u groups launched)",
                      who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE], e[WGS_ERR_EXPECTED],
-                     e[WGS_ERR_REPORTER], lr->launched);
+                     e[WGS_ERR_REPORTER], cap, lr->launched);
+  }
   if (code == WGS_DEV_ERR_GRID_BARRIER) {
     res->err_site = e[WGS_ERR_SITE];
     res->err_instance = e[WGS_ERR_INSTANCE];

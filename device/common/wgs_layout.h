@@ -176,7 +176,9 @@
 #define WGS_DEV_ERR_SPLIT 4u        /* split grid barrier misuse: wait before arrive, arrive twice */
 #define WGS_DEV_ERR_CUT 16u         /* a spin-wait loop ended with its condition unmet and no
                                        timeout: the driver cut the loop (lavapipe ends every shader
-                                       loop after 65,535 iterations); site, instance, reporter */
+                                       loop after 65,535 iterations), in any build; site,
+                                       instance, reporter, and in WGS_ERR_ARRIVED the loop's
+                                       kind (0 a barrier wait, 1 discovery, 2 a reduction) */
 #define WGS_DEV_ERR_MISUSE 8u       /* a rule of the device library broken (checked builds): which
                                        one in WGS_ERR_INSTANCE, the call's line in WGS_ERR_SITE,
                                        the native group id in WGS_ERR_REPORTER */

@@ -64,6 +64,7 @@ layout(set = WGS_STATE_SET, binding = WGS_STATE_BINDING, std430) queuefamilycohe
   uint wgs_w[]; /* the state (wgs_layout.h), word 0 at its base */
 };
 shared uint wgsi_sh[3]; /* the representative's answer to its group: the id, the ORs */
+shared uint wgsi_wait_sh[2]; /* the group wait's answer, by round parity (wgsi_group_poll) */
 
 #define WGSI_SCOPE gl_ScopeQueueFamily
 #define WGSI_BUF gl_StorageSemanticsBuffer
@@ -121,25 +122,28 @@ uint wgsi_cfg(uint word) { return wgs_w[WGS_G_CONFIG + word]; }
 /* Some drivers cap the iterations of a shader invocation's loops: lavapipe ends them after
  * 65,535 in all, silently, and merges the relaxed loads of one round into one, so that a spin
  * of one poll a round lasts about 0.4 ms in all (measured, 2 worker threads). On a CPU device
- * the host sets this specialisation constant, and each round of a spin also runs a chain of 512
- * dependent square roots (about 2 us): the budget then holds about 135 ms of waiting in all
- * (measured: a lone spin was cut after 135 ms, 65,528 rounds; the host bounds checked spins on
- * a CPU device to 60 ms, so a report still has rounds left), and a waiter wakes at most a round
- * late. 256 roots (67 ms) let a loaded 2-core machine (one busy process beside lavapipe's two
- * workers) spend a persistent kernel's budget in its barriers' waits; 1024 made a barrier cost
- * 204 us (2 groups x 64), against 103 us now. Measured and dropped: atomic adds or clock reads as the
- * pause (lavapipe's compiler took minutes over 256 atomics a round; it merges straight-line
- * clock reads), and the loads unrolled (merged). The price: lavapipe runs a loop's body once in
- * every 8-lane slice of the group, masked, even where no lane waits, so a barrier costs tens of
- * us there (3 us without the pause). A checked build reports a loop that ended with its
- * condition unmet and no timeout (WGS_DEV_ERR_CUT) instead of passing through. GPUs compile the
- * pause away. */
+ * the host sets this specialisation constant, and each round of a wait also runs a chain of 512
+ * dependent square roots (about 2 us) in every 8-lane slice that runs the loop: lavapipe runs a
+ * loop's body once in every slice of the group, masked, even where no lane waits. The barrier's
+ * wait is the whole group's (wgsi_group_poll): a round lasts slices x 2 us and the budget holds
+ * 65,535 of them, about 1 s of waiting at 64 work-items and 4 s at 256, where one waiting
+ * invocation's rounds held 135 ms at any size. Measured on 2 cores with one busy process beside
+ * lavapipe: a persistent loop of 1000 barriers at 64 work-items completes with 2 workers; with 4
+ * the waits need about 5 s, and the driver cuts it near barrier 430 (950 at 256 work-items). A
+ * longer chain buys waiting at its cost in every barrier: at 64 work-items, 1024 roots a slice
+ * reached barrier 760 at 1.9x the barrier's cost, 2048 roots 770 at 3.8x; the chain's code
+ * grows every module by its length. Also measured and dropped: atomic adds or clock reads as
+ * the pause (lavapipe's compiler took minutes over 256 atomics a round; it merges straight-line
+ * clock reads), and the loads unrolled (merged). Every build reports a loop that ended with its
+ * condition unmet and no timeout (WGS_DEV_ERR_CUT, wgsi_cut) instead of passing through. GPUs
+ * compile the pause away. */
 layout(constant_id = 2000) const bool WGS_CPU_PAUSE = false;
 /* A spin loop is entered only where some lane of the subgroup waits (a vote, uniform over the
  * subgroup: a compiler may branch past the loop in the subgroups that do not wait). */
 #define WGSI_SOME_WAIT(c) subgroupAny(c)
 #define WGSI_R4(x) x x x x
 #define WGSI_PAUSE_STEP x = sqrt(x + 1.0);
+#define WGSI_PAUSE_512 WGSI_R4(WGSI_R4(WGSI_R4(WGSI_R4(WGSI_PAUSE_STEP WGSI_PAUSE_STEP))))
 void wgsi_pause(uint s)
 {
   if (WGS_CPU_PAUSE) {
@@ -148,7 +152,7 @@ void wgsi_pause(uint s)
      * of discovery's wait loop, whose rounds then took 50 ns, not 1 us, and lavapipe cut a
      * participant's wait after 3.3 ms (65,534 rounds) on a loaded machine */
     float x = float(uint(wgsi_timer()) & 1023u) + float(s);
-    WGSI_R4(WGSI_R4(WGSI_R4(WGSI_R4(WGSI_PAUSE_STEP WGSI_PAUSE_STEP))))
+    WGSI_PAUSE_512
     atomicStore(wgs_w[s + WGS_W_PAUSE], floatBitsToUint(x), WGSI_SCOPE, WGSI_BUF,
                 gl_SemanticsRelaxed); /* (nobody reads it: keeps the chain) */
   }
@@ -249,6 +253,37 @@ void wgsi_report_grid(wgs_env env, uint site, uint code)
   wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_MISSING_N, missing);
 }
 
+/* A loop the driver ended with its condition unmet (see WGS_CPU_PAUSE), in any build: the first
+ * such loop of the launch is recorded (WGS_DEV_ERR_CUT: the site, the barrier instance, the
+ * group), the host reports it, and the other groups' waits leave once they see it, so that no
+ * launch whose loops were cut returns as if it ran. what: WGS_CUT_* below. */
+#define WGS_CUT_BARRIER 0u
+#define WGS_CUT_DISCOVERY 1u
+#define WGS_CUT_REDUCTION 2u
+void wgsi_cut(uint s, uint site, uint instance, uint expected, uint group, uint what)
+{
+  if (wgsi_cas_rlx(WGS_G_ERROR + WGS_ERR_CODE, 0u, WGS_DEV_ERR_CUT) == 0u) {
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_SITE, site);
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_INSTANCE, instance);
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_EXPECTED, expected);
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_REPORTER, group);
+    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_ARRIVED, what);
+#if WGS_CHECKED
+    /* and the others leave, as after a spin that gave up: a group whose loop was not cut
+     * would otherwise wait out its own limit, one group after another on a CPU's workers
+     * (40,000 groups of a launch too large: tens of minutes) */
+    wgsi_abort_done(s);
+#endif
+  }
+}
+/* Unchecked builds on a loop-capping driver: a wait leaves once a cut was recorded (checked
+ * builds leave through the abort word). Folded away on GPUs. */
+bool wgsi_cut_seen()
+{
+  return WGS_CPU_PAUSE && WGS_CHECKED == 0 &&
+         wgsi_ld_rlx(WGS_G_ERROR + WGS_ERR_CODE) == WGS_DEV_ERR_CUT;
+}
+
 /* ---- discovery: wgsync's lock-free poll (WGS_LOCK_KIND_FREE) ------------------------------------------------------
  * As wgsi_poll_free in device/common/wgs_core.h, whose comment proves the four properties of
  * Sorensen et al. 2016 §3.2: old = add(count, 1) polls (the CLOSED bit set: not taking part);
@@ -294,18 +329,21 @@ uint wgsi_poll(uint s, uint group, uint mg, uint launched)
     wgsi_st_rlx(WGS_G_CTRL + WGS_CTRL_RESULT_EPOCH, 0u);
   } else if (old != launched - 1u) {
     wgsi_spin sp = wgsi_spin_init();
+    int why = 0;
     if (WGSI_SOME_WAIT(wgsi_ld_rlx(final_word) == 0u)) {
       while (wgsi_ld_rlx(final_word) == 0u) {
         wgsi_pause(s);
-        int why = wgsi_gave_up(s, sp);
+        why = wgsi_gave_up(s, sp);
         if (why == 1) {
           wgsi_report_lock(group);
           wgsi_abort_done(s);
         }
-        if (why != 0)
+        if (why != 0 || wgsi_cut_seen())
           break;
       }
     }
+    if (WGS_CPU_PAUSE && why == 0 && wgsi_ld_rlx(final_word) == 0u)
+      wgsi_cut(s, 0u, 0u, launched, group, WGS_CUT_DISCOVERY); /* the final count never came */
     wgsi_ld_acq(final_word); /* synchronises with the release store of final */
   }
   return old;
@@ -333,6 +371,8 @@ bool wgsi_lock(uint s, uint kind, inout uint ticket, uint group, inout wgsi_spin
     if (why != 0)
       return false;
   }
+  if (WGS_CPU_PAUSE) /* only the driver ends this loop */
+    wgsi_cut(s, 0u, 0u, 0u, group, WGS_CUT_DISCOVERY);
   return false;
 }
 bool wgsi_take(uint s, uint kind, inout uint ticket, uint group, inout wgsi_spin sp)
@@ -532,27 +572,58 @@ void wgsi_poll_until(wgs_env env, uint word, uint target, uint site)
         wgsi_report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
         wgsi_abort_done(env.s);
       }
-      if (why != 0)
+      if (why != 0 || wgsi_cut_seen())
         break;
     }
   }
-#if WGS_CHECKED
-  if (why == 0 && !wgsi_reached(word, target) &&
-      wgsi_cas_rlx(WGS_G_ERROR + WGS_ERR_CODE, 0u, WGS_DEV_ERR_CUT) == 0u) {
-    /* the driver ended the loop (see above); its budget is spent, so no loop names who is
-     * missing */
-    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_SITE, site);
-    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_INSTANCE, env.instance);
-    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_EXPECTED, env.num_groups);
-    wgsi_st_rlx(WGS_G_ERROR + WGS_ERR_REPORTER, env.group_id);
-    /* and the others leave, as after a spin that gave up: a group whose loop was not cut
-     * would otherwise wait out its own limit, one group after another on a CPU's workers
-     * (40,000 groups of a launch too large: tens of minutes) */
-    wgsi_abort_done(env.s);
-  }
-#endif
+  /* the driver ended the loop (see WGS_CPU_PAUSE): its budget is spent, so no loop names who
+   * is missing; a wait that left on another's cut records nothing */
+  if ((WGS_CPU_PAUSE || WGS_CHECKED != 0) && why == 0 && !wgsi_reached(word, target))
+    wgsi_cut(env.s, site, env.instance, env.num_groups, env.group_id, WGS_CUT_BARRIER);
   wgsi_ld_acq(word);
 }
+/* The one-count wait on a loop-capping CPU device (WGS_CPU_PAUSE): the whole group waits
+ * together. lavapipe runs a loop's body once in every 8-lane slice of the group, masked, even
+ * where no lane waits, so a wait of the representative alone costs every other slice one pause
+ * per barrier while only its own rounds spend the budget; here every slice pauses in every
+ * round, so a round lasts slices x pause and the budget holds that many times more waiting for
+ * the same cost when nobody waits (one round, no pause). Round r: the representative polls (need:
+ * it waits), writes its answer to slot r mod 2 (0: go on, 1: reached, 2: leave: a checked spin
+ * gave up, or another group's loop was cut) and the group reads it after a work-group barrier,
+ * so the exit is uniform; the slot is next written in round r + 2, after every invocation passed
+ * round r + 1's barrier, hence after it read round r's. A loop the driver ended still reads 0:
+ * that is the cut, reported. The acquire load after it is the representative's, as in
+ * wgsi_poll_until, and B3 carries it to the group. */
+void wgsi_group_poll(wgs_env env, bool need, uint word, uint target, uint site)
+{
+  wgsi_spin sp = wgsi_spin_init();
+  uint r = 0u, answer = 0u;
+  for (;;) {
+    if (env.local_id == 0u) {
+      uint a = 1u;
+      if (need && !wgsi_reached(word, target)) {
+        int why = wgsi_gave_up(env.s, sp);
+        if (why == 1) {
+          wgsi_report_grid(env, site, WGS_DEV_ERR_GRID_BARRIER);
+          wgsi_abort_done(env.s);
+        }
+        a = why != 0 || wgsi_cut_seen() ? 2u : 0u;
+      }
+      wgsi_wait_sh[r & 1u] = a;
+    }
+    wgsi_group_barrier();
+    answer = wgsi_wait_sh[r & 1u];
+    r++;
+    if (answer != 0u)
+      break;
+    wgsi_pause(env.s);
+  }
+  if (answer == 0u && env.local_id == 0u) /* the driver ended the loop */
+    wgsi_cut(env.s, site, env.instance, env.num_groups, env.group_id, WGS_CUT_BARRIER);
+  if (need)
+    wgsi_ld_acq(word);
+}
+
 /* Sharded launches (env.shards): group g's representative adds on shard g mod S, its own line,
  * so no line takes more than n / S arrivals; in participant 0, the combiner, invocation i < S
  * polls shard i (relaxed, then one acquire load: the argument above, per shard), the join (a
@@ -585,7 +656,10 @@ void wgsi_counter_wait(wgs_env env, bool part, uint made, uint site)
   bool sharded = env.shards != 0u, combiner = part && sharded && env.group_id == 0u;
   if (!sharded) {
     uint target = n * want;
-    if (part && lid == 0u && (made == 0u || int(made - target) < 0)) /* (the last arrival: done) */
+    bool need = part && lid == 0u && (made == 0u || int(made - target) < 0); /* (the last: done) */
+    if (WGS_CPU_PAUSE)
+      wgsi_group_poll(env, need, wgsi_shard(env, 0u), target, site);
+    else if (need)
       wgsi_poll_until(env, wgsi_shard(env, 0u), target, site);
   } else {
     /* The shape is the same in every invocation of the group (it follows from the group count
@@ -715,18 +789,23 @@ uint wgsi_subgroup_reduce(uint kind, uint x)
                                          : floatBitsToUint(subgroupAdd(uintBitsToFloat(x)));
   return kind == WGS_SUM ? subgroupAdd(x) : kind == WGS_MIN ? subgroupMin(x) : subgroupMax(x);
 }
-uint wgsi_group_reduce(uint kind, uint x)
+/* Returns the group's value; *cut is set when the driver ended one of its loops early. */
+uint wgsi_group_reduce(uint kind, uint x, inout bool cut)
 {
-  uint v = wgsi_subgroup_reduce(kind, x), acc = wgsi_red_identity(kind);
-  for (uint base = 0u; base < gl_NumSubgroups; base += WGSI_RED_SLOTS) {
+  uint v = wgsi_subgroup_reduce(kind, x), acc = wgsi_red_identity(kind), base = 0u;
+  for (; base < gl_NumSubgroups; base += WGSI_RED_SLOTS) {
     if (subgroupElect() && gl_SubgroupID >= base && gl_SubgroupID - base < WGSI_RED_SLOTS)
       wgsi_red[gl_SubgroupID - base] = v;
     wgsi_group_barrier();
-    if (gl_LocalInvocationIndex == 0u)
-      for (uint i = 0u; i < min(WGSI_RED_SLOTS, gl_NumSubgroups - base); ++i)
+    if (gl_LocalInvocationIndex == 0u) {
+      uint i = 0u, end = min(WGSI_RED_SLOTS, gl_NumSubgroups - base);
+      for (; i < end; ++i)
         acc = wgsi_red_op(kind, acc, wgsi_red[i]);
+      cut = cut || (WGS_CPU_PAUSE && i < end);
+    }
     wgsi_group_barrier();
   }
+  cut = cut || (WGS_CPU_PAUSE && base < gl_NumSubgroups);
   if (gl_LocalInvocationIndex == 0u)
     wgsi_red[WGSI_RED_SLOTS] = acc;
   wgsi_group_barrier();
@@ -735,21 +814,31 @@ uint wgsi_group_reduce(uint kind, uint x)
 uint wgsi_red_kind(uint op, bool f32) { return f32 && op == WGS_SUM ? WGSI_RED_FSUM : op; }
 uint wgsi_red_in(uint op, bool f32, uint bits) { return f32 && op != WGS_SUM ? wgsi_fkey(bits) : bits; }
 uint wgsi_red_out(uint op, bool f32, uint w) { return f32 && op != WGS_SUM ? wgsi_funkey(w) : w; }
-void wgsi_red_put(wgs_env env, uint kind, uint x)
+void wgsi_red_put(wgs_env env, uint kind, uint x, uint site)
 {
-  uint mine = wgsi_group_reduce(kind, x);
+  bool cut = false;
+  uint mine = wgsi_group_reduce(kind, x, cut);
+  if (cut && env.local_id == 0u)
+    wgsi_cut(env.s, site, env.instance, env.num_groups, env.group_id, WGS_CUT_REDUCTION);
   if (env.participating && env.local_id == 0u)
     wgsi_st_rlx(WGS_RED_PART(env.max_groups) + (env.instance & 1u) * env.max_groups + env.group_id,
                 mine);
 }
-uint wgsi_red_get(wgs_env env, uint kind, uint instance)
+uint wgsi_red_get(wgs_env env, uint kind, uint instance, uint site)
 {
   uint part = WGS_RED_PART(env.max_groups) + (instance & 1u) * env.max_groups;
   uint acc = wgsi_red_identity(kind);
-  if (env.participating)
-    for (uint i = env.local_id; i < env.num_groups; i += env.local_size)
+  bool cut = false;
+  if (env.participating) {
+    uint i = env.local_id;
+    for (; i < env.num_groups; i += env.local_size)
       acc = wgsi_red_op(kind, acc, wgsi_ld_rlx(part + i));
-  return wgsi_group_reduce(kind, acc);
+    cut = WGS_CPU_PAUSE && i < env.num_groups;
+  }
+  uint all = wgsi_group_reduce(kind, acc, cut);
+  if (cut) /* (any invocation: the first report stands) */
+    wgsi_cut(env.s, site, instance, env.num_groups, env.group_id, WGS_CUT_REDUCTION);
+  return all;
 }
 uint wgsi_red_state(uint op, bool f32) { return 1u | (op + (f32 ? 3u : 0u) + 1u) << 1; }
 
@@ -773,21 +862,21 @@ uint wgsi_reduce_at(inout wgs_env env, uint op, bool f32, uint bits, uint site)
 {
   wgsi_count_entry(env, site);
   uint kind = wgsi_red_kind(op, f32), instance = env.instance;
-  wgsi_red_put(env, kind, wgsi_red_in(op, f32, bits));
+  wgsi_red_put(env, kind, wgsi_red_in(op, f32, bits), site);
   wgsi_grid_barrier(env, site, false, false);
-  return wgsi_red_out(op, f32, wgsi_red_get(env, kind, instance));
+  return wgsi_red_out(op, f32, wgsi_red_get(env, kind, instance, site));
 }
 void wgsi_arrive_reduce_at(inout wgs_env env, uint op, bool f32, uint bits, uint site)
 {
   wgsi_count_entry(env, site);
-  wgsi_red_put(env, wgsi_red_kind(op, f32), wgsi_red_in(op, f32, bits));
+  wgsi_red_put(env, wgsi_red_kind(op, f32), wgsi_red_in(op, f32, bits), site);
   wgsi_grid_arrive(env, site, wgsi_red_state(op, f32));
 }
 uint wgsi_wait_reduce_at(inout wgs_env env, uint op, bool f32, uint site)
 {
   uint instance = env.instance;
   wgsi_grid_wait(env, site, wgsi_red_state(op, f32));
-  return wgsi_red_out(op, f32, wgsi_red_get(env, wgsi_red_kind(op, f32), instance));
+  return wgsi_red_out(op, f32, wgsi_red_get(env, wgsi_red_kind(op, f32), instance, site));
 }
 #define wgs_discover(env) wgsi_discover(env, uint(__LINE__))
 /* Every invocation of every participating group calls it the same number of times (§4.3). */
