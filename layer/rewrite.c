@@ -180,6 +180,29 @@ static size_t prototype_end(const char *s, size_t n, size_t i)
   return i < n && s[i] == ';' ? i + 1 : 0;
 }
 
+/* A `#pragma OPENCL EXTENSION cl_intel_split_work_group_barrier` or `cl_intel_concurrent_dispatch`
+ * line (s[0] is its '#'). */
+static int extension_pragma(const char *s, size_t n)
+{
+  static const char *const words[] = {"#", "pragma", "OPENCL", "EXTENSION"};
+  size_t i = 0;
+  for (int w = 0; w < 4; w++) {
+    while (i < n && (s[i] == ' ' || s[i] == '\t'))
+      i++;
+    size_t l = strlen(words[w]);
+    if (i + l > n || memcmp(s + i, words[w], l) != 0)
+      return 0;
+    i += l;
+  }
+  while (i < n && (s[i] == ' ' || s[i] == '\t'))
+    i++;
+  size_t b = i;
+  while (i < n && ident_char(s[i]))
+    i++;
+  return (i - b == 33 && memcmp(s + b, "cl_intel_split_work_group_barrier", 33) == 0) ||
+         (i - b == 28 && memcmp(s + b, "cl_intel_concurrent_dispatch", 28) == 0);
+}
+
 static void free_edits(edit *edits, size_t count)
 {
   for (size_t m = 0; m < count; m++)
@@ -217,10 +240,30 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
       continue;
     }
     if (c == '#' && line_start) { /* a preprocessor line, with its continuations */
+      size_t b = i;
       while (i < n && src[i] != '\n')
         i += src[i] == '\\' && i + 1 < n ? 2 : 1;
       if (depth == 0)
         stmt = i;
+      /* `#pragma OPENCL EXTENSION` for an extension the layer provides: blanked, as a compiler
+       * that lacks it warns on every build that it is unknown (the layer defines its macro) */
+      if (extension_pragma(src + b, i - b)) {
+        if (count + 2 > cap) {
+          edit *more = realloc(edits, 2 * cap * sizeof *edits);
+          if (!more) {
+            free_edits(edits, count);
+            return NULL;
+          }
+          edits = more;
+          cap *= 2;
+        }
+        char *t = blanks(src, b, i);
+        if (!t) {
+          free_edits(edits, count);
+          return NULL;
+        }
+        edits[count++] = (edit){b, i - b, t, t};
+      }
       continue;
     }
     line_start = 0;
