@@ -87,6 +87,25 @@ def test_local_arg(dev):
 
 
 def test_errors(dev, k, st):
+    assert "-cl-std" in dev.build_options() or "-D" in dev.build_options()
+    closed = wgsync.Device()
+    closed.close()
+    try:
+        closed.build_options()
+        raise AssertionError("build_options on a closed device answered")
+    except wgsync.WgsyncError as e:
+        assert e.name == "WGS_EINVAL" and "closed" in e.detail, e.detail
+    try:
+        vk = wgsync.Device("vulkan")
+    except wgsync.WgsyncError:
+        vk = None  # (no Vulkan device here)
+    if vk is not None:
+        try:
+            vk.build_options()
+            raise AssertionError("build_options on a Vulkan device answered")
+        except wgsync.WgsyncError as e:
+            assert e.name == "WGS_EUNSUPPORTED" and "not an OpenCL device" in e.detail, e.detail
+        vk.close()
     try:
         dev.build("__kernel void k(__global uint *wgs) { this_is_not_c; }")
         raise AssertionError("a broken program built")

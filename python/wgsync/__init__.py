@@ -375,8 +375,16 @@ class Device:
         return Kernel(None, None, _handle=h, _dev=self)
 
     def build_options(self, checked=True):
-        """Options for building wgsync.device_library_source() + your source yourself."""
-        return self._lib.wgs_device_opencl_build_options(self._h, BUILD_CHECKED if checked else 0).decode()
+        """Options for building wgsync.device_library_source() + your source yourself (OpenCL
+        devices only: a closed device or another backend's raises)."""
+        h = _handle(self, Device, "build_options")
+        opts = self._lib.wgs_device_opencl_build_options(h, BUILD_CHECKED if checked else 0).decode()
+        if not opts:
+            raise WgsyncError(STATUS["WGS_EUNSUPPORTED"], "WGS_EUNSUPPORTED",
+                              "build_options: '%s' is not an OpenCL device (OpenCL C programs "
+                              "only; CUDA and Vulkan programs take the device library as a "
+                              "header)" % self.name)
+        return opts
 
     def buffer(self, nbytes):
         return Buffer(self, nbytes)
