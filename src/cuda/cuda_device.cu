@@ -48,7 +48,15 @@ extern "C" int wgs_cuda_device_count(int *count)
   cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
     cudaGetLastError();
-    wgs__fail(WGS_OK, "no CUDA device: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+    /* with no NVIDIA driver at all the runtime says its version is "insufficient": the driver's
+     * version is 0 then, and that is what the user needs to hear */
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) == cudaSuccess && driver == 0)
+      wgs__fail(WGS_OK, "no CUDA device: no NVIDIA driver on this machine (libcuda.so.1 was not "
+                        "found)");
+    else
+      wgs__fail(WGS_OK, "no CUDA device: %s (%s)", cudaGetErrorName(e), cudaGetErrorString(e));
+    cudaGetLastError();
     return WGS_OK;
   }
   *count = n;
