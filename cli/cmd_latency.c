@@ -1,4 +1,5 @@
-/* wgsync latency: per-barrier time of the grid barrier over exactly --groups groups. */
+/* wgsync latency: per-barrier time of the grid barrier over exactly --groups groups (default:
+ * the compute-unit count). */
 #include <string.h>
 
 #include "cli.h"

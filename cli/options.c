@@ -30,7 +30,7 @@ void cli_usage(FILE *f)
       "  demo       devices, discover (with recall against the bound), barrier, app bfs\n"
       "  kernels    resources of wgsync's own kernels on the device, and their build log\n"
       "  spirv      validate FILE | lower FILE -o OUT: SPIR-V split barriers (SPV_INTEL/EXT_split_barrier)\n"
-      "  latency    grid-barrier latency over exactly --groups groups (--rounds K, --runs R)\n"
+      "  latency    grid-barrier latency over exactly G groups (--groups G: the compute units)\n"
       "  app NAME   graph application bfs|sssp|mis|color|bc: host loop of kernels vs persistent\n"
       "             kernel (and more forms on CUDA), each run checked against a CPU reference\n"
       "\n"
@@ -151,10 +151,10 @@ static const struct {
                 "  --unchecked        the unchecked build (with --discovery all: a checked probe first)\n"
                 "  --discovery protocol|all   discovery, or every launched group takes part\n"
                 "  --lock, --wait-us, --local-size, --local-mem, --groups, --timeout-ms: as discover\n"},
-    {"latency", "usage: wgsync latency --groups G [options]\n\n"
+    {"latency", "usage: wgsync latency [--groups G] [options]\n\n"
                 "Per-barrier latency over exactly G groups (a checked probe first, so too many\n"
                 "groups is an error, not a hang): median, min and max over the runs.\n\n"
-                "  --groups G         groups (required)\n"
+                "  --groups G         groups (default: the compute-unit count, all resident)\n"
                 "  --local-size L (256)   --barrier xf|counter|published   --rounds K (barriers per run: 2000)\n"
                 "  --split            the split barrier: arrive, then wait at once\n"
                 "  --runs R           runs (7)\n"},
