@@ -75,6 +75,11 @@ typedef struct {
   int valid; /* 0 when no value was >= 0 */
 } cli_stats;
 cli_stats cli_summarize(const double *v, size_t n);
+/* On a CPU device, when a measurement looks like it was taken on a busy machine (slow: the
+ * caller's judgement; or the runnable threads beside this one and the device's workers more
+ * than the cores): a note on why spinning barriers suffer there and what to do, in buf
+ * (empty when there is nothing to say). what names the measurement. */
+void cli_cpu_load_note(char *buf, size_t cap, const wgs_device_info *in, int slow, const char *what);
 /* Opens the top-level object every --json output starts with: tool, command, date. */
 void cli_json_open(json_w *j, const char *command);
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in);

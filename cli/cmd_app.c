@@ -247,6 +247,15 @@ int cmd_app(const cli_opts *o, cli_target *t)
       if (mi >= 0 && pi >= 0)
         printf("speedup of the persistent kernel over the host loop: %.2fx (median over median)\n",
                med[mi] / med[pi]);
+      if (pi >= 0) { /* slow beside the host loop, or runs far apart: say why and what to do */
+        int slow = (mi >= 0 && med[mi] < med[pi]) || st[pi].max > 4 * st[pi].min;
+        char what[128], note[1024];
+        snprintf(what, sizeof what, "note: the persistent kernel's runs took %.3f to %.3f ms",
+                 st[pi].min, st[pi].max);
+        cli_cpu_load_note(note, sizeof note, &t->info, slow, what);
+        if (note[0])
+          printf("%s\n", note);
+      }
       if (pi >= 0 && fi >= 0)
         printf("portability cost (discovery vs %u hard-coded groups): %.3fx\n", fr[fi].last.groups,
                med[pi] / med[fi]);

@@ -61,6 +61,13 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
          r.launch.participants, r.launch.launched, r.rounds);
   printf("  kernel %.1f us, %.3f us per barrier (includes the writes and checks)\n",
          r.launch.kernel_us, r.launch.kernel_us / r.rounds);
+  { /* a barrier of more than 1 ms on a CPU: the machine's load, if it is the reason */
+    char note[1024];
+    cli_cpu_load_note(note, sizeof note, &t->info, r.launch.kernel_us / r.rounds > 1000.0,
+                      "  note: barriers this slow");
+    if (note[0])
+      printf("%s\n", note);
+  }
   if (r.launch.participants < r.launch.expected) {
     char note[256];
     cli_short_note(note, sizeof note, 1, 1, r.launch.expected, c.close_wait_us);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -229,6 +230,44 @@ static int cmp_double(const void *a, const void *b)
 {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* The machine's load: online cores, the 1-minute load average, and the runnable threads now
+ * (the fourth field of /proc/loadavg, "running/total", counts this one). 0 when unknown. */
+static int machine_load(long *cores, double *avg1, long *running)
+{
+  *cores = sysconf(_SC_NPROCESSORS_ONLN);
+  *avg1 = 0;
+  *running = 0;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (!f)
+    return 0;
+  double a5, a15;
+  int ok = fscanf(f, "%lf %lf %lf %ld/", avg1, &a5, &a15, running) == 4;
+  fclose(f);
+  return ok && *cores > 0;
+}
+
+void cli_cpu_load_note(char *buf, size_t cap, const wgs_device_info *in, int slow, const char *what)
+{
+  buf[0] = '\0';
+  long cores, running;
+  double avg1;
+  if (!in->is_cpu || !machine_load(&cores, &avg1, &running))
+    return;
+  long others = running > 1 ? running - 1 : 0, workers = (long)in->compute_units;
+  int crowded = others + workers > cores || avg1 + workers > cores + 0.5;
+  if (!slow && !crowded)
+    return;
+  long free_cores = cores - others > 1 ? cores - others : 1;
+  snprintf(buf, cap,
+           "%s: on a CPU the groups of a persistent kernel spin while they wait for each other, "
+           "so a worker thread taken off its core stalls every barrier until it returns. This "
+           "machine: %ld cores, %ld other runnable thread(s) now, load %.2f over the last "
+           "minute, and the device runs %ld worker(s). Run it on an idle machine, or with no "
+           "more workers than free cores (PoCL: POCL_MAX_PTHREAD_COUNT=%ld "
+           "POCL_CPU_MAX_CU_COUNT=%ld; lavapipe: LP_NUM_THREADS=%ld).",
+           what, cores, others, avg1, workers, free_cores, free_cores, free_cores);
 }
 
 cli_stats cli_summarize(const double *v, size_t n)
