@@ -543,7 +543,7 @@ if [ "$mode" = team ]; then   # GPU teams (2 or more GPUs): the team tests and t
   # with more than 2 GPUs: the team barrier's latency on the first 2, 4, 8 of them (issue 12)
   ngpu=$(nvidia-smi -L | wc -l)
   for n in 2 4 8; do
-    [ "$n" -lt "$ngpu" ] || continue
+    [ "$n" -le "$ngpu" ] || continue
     stamp "team mp on $n of $ngpu GPUs"
     CUDA_VISIBLE_DEVICES=$(seq -s, 0 $((n - 1))) timeout 120 build-gpu/tests/test_team_plain mp \
       > "$R/team-mp-$n.log" 2>&1; grep -E "x256|stale" "$R/team-mp-$n.log"; pack

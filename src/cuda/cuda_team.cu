@@ -304,17 +304,18 @@ extern "C" int wgs_cuda_team_alloc(wgs_cuda_team_t *t, size_t bytes, void **loca
 }
 
 /* After a failed launch on local GPU i: the team ranks its crossing gave up waiting for (checked
- * builds record them), appended to the error and cleared. */
-static void team_append_missing(wgs_cuda_team_t *t, int i)
+ * builds record them), appended to the error and cleared. Returns 1 when it named any. */
+static int team_append_missing(wgs_cuda_team_t *t, int i)
 {
   unsigned m[2] = {0, 0};
   unsigned *at = t->release[i] + WGS_TEAM_RELEASE_LINES * WGS_LINE_WORDS;
+  cudaSetDevice(t->dev[i]);
   if (cudaMemcpy(m, at, sizeof m, cudaMemcpyDeviceToHost) != cudaSuccess) {
     cudaGetLastError();
-    return;
+    return 0;
   }
   if (!m[0] && !m[1])
-    return;
+    return 0;
   char msg[256];
   int len = snprintf(msg, sizeof msg, "; team GPU rank %d waited for rank", t->first + i);
   for (int q = 0; q < 64 && len < (int)sizeof msg - 8; ++q)
@@ -323,6 +324,7 @@ static void team_append_missing(wgs_cuda_team_t *t, int i)
   snprintf(msg + len, sizeof msg - len, ", which never reached the team barrier");
   wgs__fail_append(msg);
   cudaMemset(at, 0, sizeof m);
+  return 1;
 }
 
 extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void **const *args,
@@ -367,6 +369,7 @@ extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void
     else
       launched++;
   }
+  int failed = 0;
   for (int r = 0; r < launched; ++r) {
     cudaSetDevice(t->dev[r]);
     wgs_launch_result one;
@@ -375,9 +378,18 @@ extern "C" int wgs_cuda_team_launch(wgs_cuda_team_t *t, const void *kernel, void
       char where[64];
       snprintf(where, sizeof where, " (team GPU rank %d, device %d)", t->first + r, t->dev[r]);
       wgs__fail_append(where);
-      team_append_missing(t, r);
       rc = rr;
+      failed = 1;
     }
   }
+  /* Whom the crossings waited for, from every GPU that recorded it: the GPU whose report comes
+   * first may only have waited for its own groups while another GPU's crossing waited for the
+   * GPU that left (with more than 2 GPUs, the first report is often not the crossing's). */
+  int named = 0;
+  for (int r = 0; failed && r < launched; ++r)
+    named |= team_append_missing(t, r);
+  if (failed && !named && rc == WGS_EDEADLOCK)
+    wgs__fail_append("; no GPU of this process recorded a team rank it waited for (the team "
+                     "barrier's other ranks run in other processes, or the build is unchecked)");
   return rc;
 }
