@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -415,19 +416,8 @@ static int t_modules(wgs_device_t *dev, const wgs_device_info *in)
  * WGS_OK, or an error; never WGS_OK with a wrong x. On lavapipe the 100 rounds must complete at
  * any worker count, the 1000 with up to 2 workers (the waits spend the driver's loop budget
  * slowly enough: device/vulkan/wgsync.glsl); beyond, a cut must be the error. */
-static int t_persistent_loaded(wgs_device_t *dev, const wgs_device_info *in)
+static int persistent_runs(wgs_device_t *dev, const wgs_device_info *in)
 {
-  if (in->backend != WGS_BACKEND_VULKAN) {
-    printf("SKIP: a Vulkan case\n");
-    return WGS_SKIP;
-  }
-  pid_t busy = fork();
-  if (busy == 0) {
-    alarm(600); /* (the child never outlives a lost parent for long) */
-    for (volatile unsigned long spin = 0;; spin++)
-      ;
-  }
-  CHECK(busy > 0);
   int failed = 0;
   const uint32_t n = 4096;
   static uint32_t x[4096];
@@ -480,10 +470,29 @@ static int t_persistent_loaded(wgs_device_t *dev, const wgs_device_info *in)
     wgs_kernel_release(k);
     wgs_program_release(prog);
   }
-  kill(busy, SIGKILL);
-  waitpid(busy, NULL, 0);
   CHECK_MSG(!failed, "a persistent loop did not complete beside a busy process");
   return 0;
+}
+static int t_persistent_loaded(wgs_device_t *dev, const wgs_device_info *in)
+{
+  if (in->backend != WGS_BACKEND_VULKAN) {
+    printf("SKIP: a Vulkan case\n");
+    return WGS_SKIP;
+  }
+  pid_t parent = getpid(), busy = fork();
+  if (busy == 0) { /* the busy process: gone with this test, however it ends */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+      _exit(0);
+    alarm(600);
+    for (volatile unsigned long spin = 0;; spin++)
+      ;
+  }
+  CHECK(busy > 0);
+  int rc = persistent_runs(dev, in);
+  kill(busy, SIGKILL);
+  waitpid(busy, NULL, 0);
+  return rc;
 }
 
 /* The Vulkan form of COUNT_CL, tests/kernels/count.comp, checked or not. */
