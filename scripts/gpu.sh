@@ -35,6 +35,10 @@
 #   scripts/gpu.sh vulkan  build + the Vulkan backend on NVIDIA's driver (the loader from .gl):
 #                          its tests, discovery against the bound, 10^6 barrier crossings, the
 #                          CLI latency beside CUDA's, grid.sync from wgsync-bench-shards
+#   scripts/gpu.sh guard   build + the performance guard: the barrier under spread arrivals, its
+#                          shapes back to back and the launch beside grid.sync() and a cooperative
+#                          launch, then scripts/perf_guard.py (fails where wgsync is slower, or 5%
+#                          above bench/guard's baseline for this GPU; GUARD_WRITE=1: a baseline)
 #   scripts/gpu.sh check   build + the CUDA, Vulkan, CLI and install tests (CHECK_RE: others)
 #   scripts/gpu.sh layer   build + the OpenCL layer's tests and cost on NVIDIA OpenCL (CHECK_RE:
 #                          library tests after them)
@@ -240,6 +244,16 @@ if [ "$mode" = layer ]; then   # the OpenCL layer on NVIDIA OpenCL: its tests, t
     grep -E "tests passed|Failed|\*\*\*|Not Run|Timeout" "$R/ctest-check.log" | tail -15; pack
   fi
   stamp done
+  exit 0
+fi
+
+if [ "$mode" = guard ]; then   # the performance guard (scripts/perf_guard.py): skew, shapes, launch
+  R=$(mktemp -d)/results; mkdir -p "$R"
+  stamp skew;   timeout 240 build-gpu/bench/wgsync-bench-skew "$R" > "$R/skew.log" 2>&1 || echo "SKEW BENCH FAILED OR TIMED OUT"; pack
+  stamp shards; timeout 150 build-gpu/bench/wgsync-bench-shards "$R" > "$R/shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"; pack
+  stamp launch; timeout 120 build-gpu/bench/wgsync-bench-launch "$R" > "$R/launch.log" 2>&1 || echo "LAUNCH BENCH FAILED OR TIMED OUT"; pack
+  python3 scripts/perf_guard.py "$R" ${GUARD_WRITE:+--write-baseline --baseline-dir "$R/guard"} | tee "$R/guard.txt"
+  pack; stamp done
   exit 0
 fi
 
