@@ -232,20 +232,31 @@ static int cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* The machine's load: online cores, the 1-minute load average, and the runnable threads now
- * (the fourth field of /proc/loadavg, "running/total", counts this one). 0 when unknown. */
+/* The machine's load: online cores, the 1-minute load average, and the runnable threads (the
+ * fourth field of /proc/loadavg, "running/total", which counts this one): the fewest of 5 looks
+ * 10 ms apart, so that a thread that ran for a moment is not counted. 0 when unknown. */
 static int machine_load(long *cores, double *avg1, long *running)
 {
   *cores = sysconf(_SC_NPROCESSORS_ONLN);
   *avg1 = 0;
-  *running = 0;
-  FILE *f = fopen("/proc/loadavg", "r");
-  if (!f)
-    return 0;
-  double a5, a15;
-  int ok = fscanf(f, "%lf %lf %lf %ld/", avg1, &a5, &a15, running) == 4;
-  fclose(f);
-  return ok && *cores > 0;
+  *running = -1;
+  for (int i = 0; i < 5; i++) {
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (!f)
+      return 0;
+    double a1, a5, a15;
+    long r;
+    int ok = fscanf(f, "%lf %lf %lf %ld/", &a1, &a5, &a15, &r) == 4;
+    fclose(f);
+    if (!ok)
+      return 0;
+    *avg1 = a1;
+    if (*running < 0 || r < *running)
+      *running = r;
+    if (i < 4)
+      usleep(10000);
+  }
+  return *cores > 0;
 }
 
 void cli_cpu_load_note(char *buf, size_t cap, const wgs_device_info *in, int slow, const char *what)
@@ -256,7 +267,7 @@ void cli_cpu_load_note(char *buf, size_t cap, const wgs_device_info *in, int slo
   if (!in->is_cpu || !machine_load(&cores, &avg1, &running))
     return;
   long others = running > 1 ? running - 1 : 0, workers = (long)in->compute_units;
-  int crowded = others + workers > cores || avg1 + workers > cores + 0.5;
+  int crowded = others + workers > cores; /* (now: the minute's average lags by a minute) */
   if (!slow && !crowded)
     return;
   long free_cores = cores - others > 1 ? cores - others : 1;
