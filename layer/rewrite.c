@@ -213,6 +213,21 @@ static void free_edits(edit *edits, size_t count)
 /* Every kernel function gets the hidden parameter (hidden != 0) and the prologue (if any). With
  * the hidden parameter, prototypes of the device barrier's built-ins (which a program declares
  * where a compiler lacks them: Intel's CPU runtime) are blanked out: the glue defines them. */
+/* Room for 2 more edits after count: 1, or 0 with the edits freed (out of memory). */
+static int room(edit **edits, size_t *cap, size_t count)
+{
+  if (count + 2 <= *cap)
+    return 1;
+  edit *more = realloc(*edits, 2 * *cap * sizeof *more);
+  if (!more) {
+    free_edits(*edits, count);
+    return 0;
+  }
+  *edits = more;
+  *cap *= 2;
+  return 1;
+}
+
 char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prologue,
                          unsigned *kernels)
 {
@@ -248,15 +263,8 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
       /* `#pragma OPENCL EXTENSION` for an extension the layer provides: blanked, as a compiler
        * that lacks it warns on every build that it is unknown (the layer defines its macro) */
       if (extension_pragma(src + b, i - b)) {
-        if (count + 2 > cap) {
-          edit *more = realloc(edits, 2 * cap * sizeof *edits);
-          if (!more) {
-            free_edits(edits, count);
-            return NULL;
-          }
-          edits = more;
-          cap *= 2;
-        }
+        if (!room(&edits, &cap, count))
+          return NULL;
         char *t = blanks(src, b, i);
         if (!t) {
           free_edits(edits, count);
@@ -278,15 +286,8 @@ char *wgs__layer_rewrite(const char *src, size_t n, int hidden, const char *prol
     while (i < n && ident_char(src[i]))
       i++;
     size_t len = i - b;
-    if (count + 2 > cap) {
-      edit *more = realloc(edits, 2 * cap * sizeof *edits);
-      if (!more) {
-        free_edits(edits, count);
-        return NULL;
-      }
-      edits = more;
-      cap *= 2;
-    }
+    if (!room(&edits, &cap, count))
+      return NULL;
     if (hidden && depth == 0 &&
         ((len == 20 && memcmp(src + b, "intel_device_barrier", 20) == 0) ||
          (len == 29 && memcmp(src + b, "intel_is_device_barrier_valid", 29) == 0))) {

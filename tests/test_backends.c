@@ -317,22 +317,34 @@ static const char *COUNT_CL =
     "      if (e.local_id == 0u)\n        atomic_inc(&out[0]);\n      wgs_grid_barrier(&e);\n"
     "    }\n    if (e.local_id == 0u && e.group_id == 0u)\n      out[1] = e.num_groups;\n  }\n}\n";
 
-/* A SPIR-V module of WGS_TEST_SPV_DIR (compiled at build time), built with options (split
- * barriers lowered by the library) and its entry point "main" made a kernel. */
-static int vulkan_module(wgs_device_t *dev, const char *file, const char *options,
-                         wgs_program_t **prog, wgs_kernel_t **k)
-{
 #ifdef WGS_TEST_SPV_DIR
+/* The words of a SPIR-V module of WGS_TEST_SPV_DIR (compiled at build time): 0 when it cannot be
+ * read (said on stderr). */
+static size_t read_spv(const char *file, uint32_t *words, size_t cap)
+{
   char path[1024];
   snprintf(path, sizeof path, "%s/%s", WGS_TEST_SPV_DIR, file);
   FILE *f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "cannot open %s\n", path);
-    return WGS_EINVAL;
+    return 0;
   }
-  static uint32_t words[1 << 18];
-  size_t n = fread(words, sizeof *words, sizeof words / sizeof *words, f);
+  size_t n = fread(words, sizeof *words, cap, f);
   fclose(f);
+  return n;
+}
+#endif
+
+/* A SPIR-V module of WGS_TEST_SPV_DIR, built with options (split barriers lowered by the
+ * library) and its entry point "main" made a kernel. */
+static int vulkan_module(wgs_device_t *dev, const char *file, const char *options,
+                         wgs_program_t **prog, wgs_kernel_t **k)
+{
+#ifdef WGS_TEST_SPV_DIR
+  static uint32_t words[1 << 18];
+  size_t n = read_spv(file, words, sizeof words / sizeof *words);
+  if (n == 0)
+    return WGS_EINVAL;
   int rc = wgs_program_build_il(dev, words, n, options, prog);
   return rc != WGS_OK ? rc : wgs_kernel_create(*prog, "main", k);
 #else
@@ -349,19 +361,14 @@ static int vulkan_module(wgs_device_t *dev, const char *file, const char *option
  * first at the launch's pipeline). */
 static int t_modules(wgs_device_t *dev, const wgs_device_info *in)
 {
-  (void)in;
-  if (strcmp(backend_name, "vulkan") != 0) {
+  if (in->backend != WGS_BACKEND_VULKAN) {
     printf("SKIP: a Vulkan case\n");
     return WGS_SKIP;
   }
 #ifdef WGS_TEST_SPV_DIR
-  char path[1024];
-  snprintf(path, sizeof path, "%s/five_entries.spv", WGS_TEST_SPV_DIR);
-  FILE *f = fopen(path, "rb");
-  CHECK_MSG(f != NULL, "cannot open %s", path);
   static uint32_t w[4096];
-  size_t n = fread(w, sizeof *w, sizeof w / sizeof *w, f);
-  fclose(f);
+  size_t n = read_spv("five_entries.spv", w, sizeof w / sizeof *w);
+  CHECK(n > 0);
   static const char *const names[] = {
       "first", "second", "third", "fourth",
       "a_compute_entry_point_whose_name_is_eighty_eight_characters_long_and_still_a_kernel_name"};
