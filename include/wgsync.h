@@ -228,7 +228,7 @@ typedef struct {
                                waits outside the mutex until no group has polled for this long,
                                so late-starting groups still poll. < 0: the device default
                                (10 us on GPUs, 20 ms on CPUs, whose worker threads wake late);
-                               0: none, the protocol exactly as Fig. 3 */
+                               0: none, the protocol exactly as Fig. 3; at most 4 s */
   wgs_discovery discovery;
   double timeout_ms;        /* checked builds: how long one spin may wait; 0: default */
   wgs_barrier barrier;      /* which grid barrier wgs_grid_barrier runs */

@@ -89,8 +89,9 @@ int wgs__check_launch_config(const char *who, const wgs_launch_config *cfg)
     return wgs__fail(WGS_EINVAL, "%s: timeout_ms is %g (expected a finite value >= 0; a value "
                                  "too large for the device's spin counter means no bound)",
                      who, cfg->timeout_ms);
-  if (!(cfg->close_wait_us < 1e9))
-    return wgs__fail(WGS_EINVAL, "%s: close_wait_us is %g (expected < 1e9; < 0 for the "
+  /* a device clock counts the quiet period in 32 bits of nanoseconds (wgs__quiesce) */
+  if (!(cfg->close_wait_us < 4e6))
+    return wgs__fail(WGS_EINVAL, "%s: close_wait_us is %g (expected < 4e6, 4 s; < 0 for the "
                                  "device default)", who, cfg->close_wait_us);
   if (cfg->delay && cfg->lock == WGS_LOCK_FREE && cfg->discovery == WGS_DISCOVERY_PROTOCOL)
     return wgs__fail(WGS_EINVAL, "%s: delay is %u lock/unlock rounds of Fig. 3's mutex, but the "

@@ -690,6 +690,12 @@ static int case_bad_input(void)
   CHECK_STATUS(wgs_launch(NULL, k, &cfg, NULL), WGS_EINVAL);
   CHECK_STATUS(wgs_launch(st, NULL, &cfg, NULL), WGS_EINVAL);
   wgs_launch_config_init(&cfg);
+  cfg.groups = 2;
+  cfg.local_size = LOCAL;
+  cfg.close_wait_us = 4e6; /* the device counts the quiet period in 32 bits of nanoseconds */
+  CHECK_STATUS(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL);
+  CHECK(strstr(wgs_last_error(), "close_wait_us is 4e+06 (expected < 4e6") != NULL);
+  wgs_launch_config_init(&cfg);
   cfg.state_arg = 4; /* a uint argument, not a buffer */
   cfg.groups = 2;
   cfg.local_size = LOCAL;

@@ -49,12 +49,44 @@
  *   WGS_BARRIER_FN            how wgs__grid_barrier is declared (inlined, or a call)
  *   WGS_PHASE_CALLS           1 where a grid barrier's steps between its work-group barriers
  *                             must be calls the compiler cannot see into (PoCL), else 0
+ *   WGS__ONE_AT_A_TIME, WGS__FEW_AT_A_TIME   optional: statement-prefixes that keep the loop
+ *                             after them rolled, or unrolled four times (CUDA), else empty
+ *   WGS__OPAQUE_ENV(env)      optional: the environment's words a grid barrier derives its
+ *                             addresses and shape from, made unknown to the compiler where the
+ *                             barrier starts (CUDA: an empty asm), else nothing
  *
  * Memory ordering is that of the C11/PTX models at device scope, and every site says why its
  * ordering is enough. The state's layout is wgs_layout.h; the host side is src/.
  */
 #ifndef WGS_CORE_H
 #define WGS_CORE_H
+
+/* The library's cold loops (reports, clears, the delay rounds, the XF barrier's per-slave
+ * loops) stay rolled, and the published replicas' stores are unrolled four times, not sixteen:
+ * unrolled, their copies of addresses were the kernel's peak of live registers, and a register
+ * more anywhere in the library is one more in every kernel that calls it (ptxas, sm_90). The
+ * replicas' stores, on the last arrival's path, cost the same rolled four times as unrolled
+ * (wgsync-bench-shards, H200); rolled once they cost more. */
+#ifndef WGS__ONE_AT_A_TIME
+#define WGS__ONE_AT_A_TIME
+#endif
+#ifndef WGS__FEW_AT_A_TIME
+#define WGS__FEW_AT_A_TIME
+#endif
+/* What a grid barrier computes from the environment (its shard's and replica's addresses, the
+ * targets, the roles) is invariant in the caller's loop, and a compiler hoists it there: then
+ * it is live across the user's own code (ptxas, sm_90: 21 registers more than grid.sync() in a
+ * grid-stride stencil's loop, 48 registers against 21, 5 groups of 256 an SM instead of 8).
+ * The state's address and the barrier's shape, which every address and role derives from,
+ * made opaque where the barrier starts, the environment's words are all that stays live (32
+ * registers); the barrier recomputes the rest in its representative's path. Measured (H200,
+ * wgsync-bench-shards, -stencil): back to back 2-7% slower at 264-2112 groups, the ported
+ * stencil at 16M points 1.01x grid.sync()'s time instead of 1.50x. Laundering every word cost
+ * 3-8% back to back; computing the words before the first work-group barrier, 3-15% (done by
+ * every work-item, every warp of a 1024 group pays it). */
+#ifndef WGS__OPAQUE_ENV
+#define WGS__OPAQUE_ENV(env) (void)(env)
+#endif
 #ifndef WGS_GROUP_SHARE
 #define WGS_GROUP_SHARE 0
 #endif
@@ -205,6 +237,7 @@ WGS_FN void wgs__report_grid(const wgs_env *env, unsigned site, unsigned code)
     return; /* somebody reported first */
   wgs_word_ptr entered = s + WGS_OFF_ENTERED(env->max_groups);
   unsigned want = env->instance + 1u, arrived = 0u, missing = 0u;
+  WGS__ONE_AT_A_TIME
   for (unsigned g = 0u; g < env->num_groups; ++g) {
     if (wgs__ld_rlx(&entered[g]) >= want) {
       arrived++;
@@ -284,17 +317,17 @@ WGS_FN void wgs__unlock(wgs_word_ptr s, unsigned kind, unsigned ticket)
     wgs__st_rel(&s[WGS_W_TICKET_SERVE], ticket + 1u);
 }
 
-/* Protocol start and end of a participant, where the device has a clock (timed launches). */
-WGS_FN void wgs__stamp(wgs_word_ptr s, unsigned mg, unsigned group, wgs__u64 t0)
+/* Protocol start (end 0) or end (end 1) of a participant, where the device has a clock (timed
+ * launches). The start is stored when it is read, not carried through the poll: two registers
+ * held across the poll were the kernel's peak (ptxas, sm_90). */
+WGS_FN void wgs__stamp(wgs_word_ptr s, unsigned mg, unsigned group, unsigned end)
 {
   if (wgs__cfg(s, WGS_CFG_TIMED) == 0u)
     return;
-  wgs_word_ptr t = s + WGS_OFF_TIME(mg) + 4u * group;
-  wgs__u64 t1 = wgs__timer_ns();
-  t[0] = (unsigned)t0;
-  t[1] = (unsigned)(t0 >> 32);
-  t[2] = (unsigned)t1;
-  t[3] = (unsigned)(t1 >> 32);
+  wgs_word_ptr t = s + WGS_OFF_TIME(mg) + 4u * group + 2u * end;
+  wgs__u64 now = wgs__timer_ns();
+  t[0] = (unsigned)now;
+  t[1] = (unsigned)(now >> 32);
 }
 
 /* The epoch moved on for the next launch, which its stream or queue orders after this one
@@ -340,19 +373,27 @@ WGS_FN wgs__u64 wgs__wait_now(wgs_word_ptr s, unsigned ticks)
 {
   return WGS_HAS_TIMER ? wgs__timer_ns() : ticks ? (wgs__u64)wgs__host_us(s) : 0u;
 }
-WGS_FN unsigned wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll, unsigned launched)
+WGS_FN unsigned wgs__quiesce(wgs_word_ptr g, wgs_word_ptr s, unsigned seen, int watch_poll, unsigned launched)
 {
-  unsigned ticks = wgs__ticks_on(s);
-  wgs__u64 wait = wgs__cfg64(s, WGS_CFG_WAIT_LO), w0 = wgs__wait_now(s, ticks), i = 0u;
+  /* With a clock (the device's nanoseconds, or the host's microseconds) the quiet period is
+   * counted in 32 bits, a difference that wraps: the host accepts close waits below 4 s
+   * (src/status.c), and 64-bit times held across the wait were the kernel's peak of live
+   * registers. Without one, in iterations. The settings are read from the state's start (g),
+   * whose address the caller has, not through the half's back offset (a load, and an address
+   * computed from it, held across the wait). */
+  wgs_word_ptr cfg = g + WGS_G_CONFIG;
+  unsigned ticks = !WGS_HAS_TIMER && cfg[WGS_CFG_TICKS] != 0u;
+  wgs__u64 wait = (wgs__u64)cfg[WGS_CFG_WAIT_HI] << 32 | cfg[WGS_CFG_WAIT_LO], i = 0u;
+  unsigned w0 = (unsigned)wgs__wait_now(s, ticks), wait32 = wait > 0xffffffffu ? 0xffffffffu : (unsigned)wait;
   /* Once every launched group has polled no more can come: the count is at most the launch's
    * group count, so that ends the wait whatever the host's "enough" (a right-sized launch of
    * fewer groups than fit would otherwise wait all of W). */
-  unsigned enough = wgs__cfg(s, WGS_CFG_ENOUGH);
+  unsigned enough = cfg[WGS_CFG_ENOUGH];
   enough = enough == 0u || enough > launched ? launched : enough;
   if (seen >= enough)
     return seen;
-  while (WGS_HAS_TIMER ? (wgs__timer_ns() - w0 < wait)
-         : ticks       ? ((unsigned)(wgs__host_us(s) - (unsigned)w0) < wait)
+  while (WGS_HAS_TIMER ? ((unsigned)wgs__timer_ns() - w0 < wait32)
+         : ticks       ? (wgs__host_us(s) - w0 < wait32)
                        : (i < wait)) {
     ++i;
     if (watch_poll && (wgs__ld_acq(&s[WGS_W_CLOSED]) != 0u || wgs__ld_rlx(&s[WGS_W_ABORT]) != 0u))
@@ -362,7 +403,7 @@ WGS_FN unsigned wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll, unsi
       return now;
     if (now != seen) { /* a new participant: restart the quiet period */
       seen = now;
-      w0 = wgs__wait_now(s, ticks);
+      w0 = (unsigned)wgs__wait_now(s, ticks);
       i = 0u;
     }
   }
@@ -371,12 +412,12 @@ WGS_FN unsigned wgs__quiesce(wgs_word_ptr s, unsigned seen, int watch_poll, unsi
 
 /* Fig. 3 for the representative work-item, under a mutex (WGS_LOCK_KIND_TICKET / _SPIN).
  * Returns the participating id or WGS_NOT_PARTICIPATING. Every path ends at the bottom. */
-WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
+WGS_FN unsigned wgs__poll_locked(wgs_word_ptr g, wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
                                  unsigned launched)
 {
   unsigned kind = wgs__cfg(s, WGS_CFG_LOCK), delay = wgs__cfg(s, WGS_CFG_DELAY);
   unsigned ticket = 0u, id = WGS_NOT_PARTICIPATING;
-  wgs__u64 t0 = wgs__timer_ns();
+  wgs__stamp(s, mg, group, 0u);
   /* Polling phase (lines 1-9). Accesses under the mutex may be relaxed: the mutex orders them. */
   wgs__spin sp;
   wgs__spin_init(&sp);
@@ -392,6 +433,7 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, un
      * Checked builds bound the whole delay as one spin (every lock wait and every round counts
      * against it), not each round: 2^32 bounded rounds are not bounded. */
     wgs__spin_init(&sp);
+    WGS__ONE_AT_A_TIME
     for (unsigned d = 0u; d < delay; ++d) {
       if (!wgs__lock(s, kind, &ticket, group, &sp))
         break;
@@ -401,7 +443,7 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, un
     }
     /* The close wait, outside the mutex: unlike the rounds above it needs no lock hand-off,
      * which on a CPU with more worker threads than cores costs a context switch each. */
-    wgs__quiesce(s, id + 1u, 1, launched);
+    wgs__quiesce(g, s, id + 1u, 1, launched);
     /* Closing phase (lines 11-15). */
     wgs__spin_init(&sp);
     if (wgs__lock(s, kind, &ticket, group, &sp)) {
@@ -411,7 +453,7 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, un
       }
       wgs__unlock(s, kind, ticket);
     }
-    wgs__stamp(s, mg, group, t0);
+    wgs__stamp(s, mg, group, 1u);
   }
   return id;
 }
@@ -443,11 +485,11 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr s, unsigned group, unsigned mg, un
  * four properties hold as above, with "the last add" in place of "the fetch_or": every
  * participant's add is before it, and none finishes before final, written after it.
  */
-WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
+WGS_FN unsigned wgs__poll_free(wgs_word_ptr g, wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
                                unsigned launched, unsigned epochs, unsigned *participants)
 {
   wgs_word_ptr final_word = s + WGS_OFF_FINAL(mg);
-  wgs__u64 t0 = wgs__timer_ns();
+  wgs__stamp(s, mg, group, 0u);
   /* Without launch names the add also counts this group in for the launch epoch
    * (wgs__discover), which needs acq_rel; with them it is relaxed: the participants learn the
    * count from final, acquired below, and nothing else is read through the count. */
@@ -460,7 +502,7 @@ WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsi
   if (old == launched - 1u) /* the whole launch polled: release publishes the final count */
     wgs__st_rel(final_word, launched + 1u);
   if (old == 0u) {
-    n = wgs__quiesce(s, 1u, 0, launched);
+    n = wgs__quiesce(g, s, 1u, 0, launched);
     /* Not all polled: close. The RMW reads the latest count, so n is exact. Release publishes
      * it to the participants; when all polled, the last group stores the same value, and this
      * store still matters: this group's other work-items read final after its barrier. */
@@ -477,7 +519,7 @@ WGS_FN unsigned wgs__poll_free(wgs_word_ptr s, unsigned group, unsigned mg, unsi
     n -= 1u; /* (a checked spin that gave up: the kernel is ending, and the host reports it) */
   }
   *participants = n;
-  wgs__stamp(s, mg, group, t0);
+  wgs__stamp(s, mg, group, 1u);
   return old;
 }
 
@@ -572,6 +614,7 @@ WGS_FN void wgs__record_call(wgs_word_ptr g, unsigned group, unsigned epoch, uns
 /* Zeroes words [from, from + n) of a half, the work shared as w = first, first + stride, ... */
 WGS_FN void wgs__zero(wgs_word_ptr h, unsigned from, unsigned n, unsigned first, unsigned stride)
 {
+  WGS__ONE_AT_A_TIME
   for (unsigned w = first; w < n; w += stride)
     h[from + w] = 0u;
 }
@@ -660,9 +703,9 @@ WGS_FN int wgs__discover(WGS_GLOBAL unsigned *state, wgs_env *env, unsigned site
         id = group;
         n = launched;
       } else if (free_poll) {
-        id = wgs__poll_free(s, group, mg, epoch, launched, epochs, &n);
+        id = wgs__poll_free(g, s, group, mg, epoch, launched, epochs, &n);
       } else {
-        id = wgs__poll_locked(s, group, mg, epoch, launched);
+        id = wgs__poll_locked(g, s, group, mg, epoch, launched);
         /* the poll is closed (this group closed it, or saw it closed under the mutex after
          * every increment): the count is final */
         n = wgs__ld_rlx(&s[WGS_W_COUNT]);
@@ -916,6 +959,7 @@ WGS_FN unsigned wgs__counter_arrive(const wgs_env *env, unsigned may_wait)
     unsigned want = env->counted + 1u, made = wgs__add_rel(wgs__shard(env, 0u), 1u) + 1u;
     if ((int)(made - env->num_groups * want) >= 0) {
       wgs__fence_acq_rel(); /* acquires every arrival, releases the stores below */
+      WGS__FEW_AT_A_TIME
       for (unsigned r = 0u; r < (1u << wgs__log2_replicas(env)); ++r)
         wgs__st_rlx(wgs__replica(env, r), want);
     }
@@ -1156,6 +1200,7 @@ __attribute__((noinline)) static void wgs__barrier_phase2(const wgs_env *env, un
  * its code); v: the work-item's value. Returns the OR over the grid, 0 without with_or. */
 WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf, unsigned with_or, unsigned v)
 {
+  WGS__OPAQUE_ENV(env);
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   wgs_word_ptr orw = env->s + WGS_W_OR + (env->instance & 1u);
   unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
@@ -1181,6 +1226,7 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
       made = wgs__counter_arrive(env, 1u);
     wgs__counter_poll(env, part && early, made, site);
   } else if (id == 0u) {
+    WGS__ONE_AT_A_TIME
     for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
       wgs__wait_while(env, &flag[g], 0u, site);
   } else if (lid == 0u) {
@@ -1192,6 +1238,7 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
     wgs__counter_publish(env, part);
     wgs__counter_poll(env, !early, made, site);
   } else if (id == 0u) {
+    WGS__ONE_AT_A_TIME
     for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
       wgs__st_rel(&flag[g], 0u);
   } else if (lid == 0u) {

@@ -138,6 +138,10 @@ typedef unsigned long long wgs__u64;
  * runs before wgs_discover (or in a block it turned away) and leave it early. */
 #define WGS__ENV_STARTS_EMPTY 1
 #define WGS__INIT(v) = v
+/* (device/common/wgs_core.h says why: registers) */
+#define WGS__ONE_AT_A_TIME _Pragma("unroll 1")
+#define WGS__FEW_AT_A_TIME _Pragma("unroll 4")
+#define WGS__OPAQUE_ENV(env) asm volatile("" : "+l"((env)->s), "+r"((env)->barrier_kind))
 #define wgs__group_index() ((unsigned)blockIdx.x)
 #define wgs__group_count() ((unsigned)gridDim.x)
 #define wgs__local_index() ((unsigned)threadIdx.x)
