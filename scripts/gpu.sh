@@ -36,9 +36,10 @@
 #                          its tests, discovery against the bound, 10^6 barrier crossings, the
 #                          CLI latency beside CUDA's, grid.sync from wgsync-bench-shards
 #   scripts/gpu.sh guard   build + the performance guard: the barrier under spread arrivals, its
-#                          shapes back to back and the launch beside grid.sync() and a cooperative
+#                          shapes back to back, the launch and a ported stencil beside grid.sync() and a cooperative
 #                          launch, then scripts/perf_guard.py (fails where wgsync is slower, or 5%
-#                          above bench/guard's baseline for this GPU; GUARD_WRITE=1: a baseline)
+#                          above bench/guard's baseline for this GPU; GUARD_WRITE=1: a baseline;
+#                          BASE_TAR: an earlier tree's benchmarks first, printed beside it)
 #   scripts/gpu.sh check   build + the CUDA, Vulkan, CLI and install tests (CHECK_RE: others)
 #   scripts/gpu.sh layer   build + the OpenCL layer's tests and cost on NVIDIA OpenCL (CHECK_RE:
 #                          library tests after them)
@@ -247,11 +248,28 @@ if [ "$mode" = layer ]; then   # the OpenCL layer on NVIDIA OpenCL: its tests, t
   exit 0
 fi
 
-if [ "$mode" = guard ]; then   # the performance guard (scripts/perf_guard.py): skew, shapes, launch
+if [ "$mode" = guard ]; then   # the performance guard (scripts/perf_guard.py): skew, shapes, launch, stencil
   R=$(mktemp -d)/results; mkdir -p "$R"
-  stamp skew;   timeout 240 build-gpu/bench/wgsync-bench-skew "$R" > "$R/skew.log" 2>&1 || echo "SKEW BENCH FAILED OR TIMED OUT"; pack
-  stamp shards; timeout 150 build-gpu/bench/wgsync-bench-shards "$R" > "$R/shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"; pack
-  stamp launch; timeout 120 build-gpu/bench/wgsync-bench-launch "$R" > "$R/launch.log" 2>&1 || echo "LAUNCH BENCH FAILED OR TIMED OUT"; pack
+  # BASE_TAR: the same benchmarks from an earlier tree first (its guard printed, not judged), so
+  # that a change to device code is seen against its parent on the GPU in hand
+  sets="new:build-gpu:$R"
+  if [ -n "${BASE_TAR:-}" ]; then
+    B=/tmp/wgs-base
+    [ -d "$B" ] || { mkdir -p "$B" && tar -xzf "$BASE_TAR" -C "$B"; }
+    stamp "base build"
+    cmake -S "$B" -B "$B/build" -DCMAKE_BUILD_TYPE=Release -DWGSYNC_BUILD_VULKAN=OFF ${CMAKE_EXTRA:-} $inc \
+      ${lib:+-DOpenCL_LIBRARY=$lib} >/dev/null && cmake --build "$B/build" -j16 --target wgsync-bench-skew \
+      wgsync-bench-shards wgsync-bench-launch wgsync-bench-stencil 2>&1 | grep -E "error:" && echo "BASE BUILD FAILED"
+    mkdir -p "$R/base"; sets="base:$B/build:$R/base $sets"
+  fi
+  for s in $sets; do
+    name=${s%%:*}; rest=${s#*:}; bd=${rest%%:*}; out=${rest#*:}
+    stamp "$name skew";   timeout 240 $bd/bench/wgsync-bench-skew "$out" > "$out/skew.log" 2>&1 || echo "SKEW BENCH FAILED OR TIMED OUT"; pack
+    stamp "$name shards"; timeout 150 $bd/bench/wgsync-bench-shards "$out" > "$out/shards.log" 2>&1 || echo "SHARDS BENCH FAILED OR TIMED OUT"; pack
+    stamp "$name launch"; timeout 120 $bd/bench/wgsync-bench-launch "$out" > "$out/launch.log" 2>&1 || echo "LAUNCH BENCH FAILED OR TIMED OUT"; pack
+    stamp "$name stencil"; timeout 120 $bd/bench/wgsync-bench-stencil "$out" > "$out/stencil.log" 2>&1 || echo "STENCIL BENCH FAILED OR TIMED OUT"; pack
+  done
+  [ -n "${BASE_TAR:-}" ] && { echo "-- the base tree:"; python3 scripts/perf_guard.py "$R/base" | tee "$R/base/guard.txt"; }
   python3 scripts/perf_guard.py "$R" ${GUARD_WRITE:+--write-baseline --baseline-dir "$R/guard"} | tee "$R/guard.txt"
   pack; stamp done
   exit 0

@@ -5,13 +5,16 @@ one folder, then this), and against the committed baseline for the same GPU.
 
   scripts/perf_guard.py RESULTS [--baseline-dir bench/guard] [--write-baseline]
 
-RESULTS holds skew.csv (wgsync-bench-skew), shards.csv (wgsync-bench-shards) and launch.csv
-(wgsync-bench-launch). Fails (exit 1) when, for the default shape:
+RESULTS holds skew.csv (wgsync-bench-skew), shards.csv (wgsync-bench-shards), launch.csv
+(wgsync-bench-launch) and stencil.csv (wgsync-bench-stencil). Fails (exit 1) when, for the
+default shape:
   - under spread arrivals, a round costs more than grid.sync()'s at any group count and spread
     (skew.csv, over_grid_sync_us > 0, plain and with the stop test);
   - back to back, a barrier costs more than grid.sync()'s at any shape (shards.csv);
   - a launch (discovery + one barrier, back to back or synchronous) costs more than a
     cooperative launch with one grid.sync() (launch.csv);
+  - a user's kernel ported from grid.sync() (a bandwidth-bound stencil) takes longer than with
+    grid.sync() at any size (stencil.csv: the device library's registers cost it occupancy);
   - any of those medians is more than 5% above the baseline for this GPU (bench/guard/NAME.csv,
     NAME from the GPU's name), where there is one.
 Every row is printed, with what it was compared with; --write-baseline writes this run's medians
@@ -77,6 +80,15 @@ def checks(folder):
             key = "launch %s x %s: %s" % (r["groups"], r["threads"], mine)
             out.append((key, float(r["median_us"]),
                         float(by[theirs]["median_us"]) if theirs in by else None, theirs))
+    _, rows = read(os.path.join(folder, "stencil.csv"))
+    for r in rows:
+        if r["form"] != "wgsync":
+            continue
+        key = "stencil %s points x %s steps" % (r["points"], r["steps"])
+        ref = [g for g in rows if g["form"] == "grid.sync()" and g["points"] == r["points"]
+               and g["steps"] == r["steps"]]
+        out.append((key, 1e3 * float(r["median_ms"]),
+                    1e3 * float(ref[0]["median_ms"]) if ref else None, "grid.sync()"))
     return head, out
 
 
