@@ -1,5 +1,6 @@
 /*
- * wgsync command-line tool: devices, discover, bound, barrier, and demo (the three in a row).
+ * wgsync command-line tool: devices, discover, bound, barrier, kernels, latency, app, spirv, and
+ * demo (the default: devices, discover with the bound, barrier, then an app both ways).
  * Device choice: -p/-d indices, --device NAME (substring), or WGSYNC_DEVICE.
  */
 #include <errno.h>

@@ -1,10 +1,12 @@
 /*
  * The host core's view of a device: a small table of backend operations (as PoCL's
- * pocl_device_ops) behind every wgs_device_t, so that one API drives OpenCL and CUDA devices.
+ * pocl_device_ops) behind every wgs_device_t, so that one API drives OpenCL, CUDA, Vulkan and
+ * null devices.
  *
  * A backend's device structure starts with WGS__DEVICE_HEAD (as libuv's handle fields): the
  * core reads only that head; the rest is the backend's (src/opencl/cl_internal.h: struct
- * wgs_device; src/cuda/cuda_backend.cu: struct wgs__cuda_device).
+ * wgs_device; src/cuda/cuda_internal.h: struct wgs__cuda_device; src/vulkan/vk_internal.h:
+ * wgs__vk_device; src/null/null_internal.h: wgs__null_device).
  */
 #ifndef WGS_DEVICE_H
 #define WGS_DEVICE_H
