@@ -9,7 +9,7 @@ import os
 
 __version__ = "0.1.0"
 
-# ---- the C types (include/wgsync.h; same order, same types) ------------------------------
+# ---- the C types (include/wgsync.h; same order, same types: tests/python_abi.py checks) ----
 
 LOCK_TICKET, LOCK_SPIN, LOCK_FREE = 0, 1, 2
 DISCOVERY_PROTOCOL, DISCOVERY_ALL, DISCOVERY_FIXED = 0, 1, 2
