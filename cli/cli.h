@@ -91,7 +91,7 @@ const char *cli_barrier_name(wgs_barrier b);
  * status, error, detail) and returns the exit status 1. */
 int cli_fail(const char *cmd, int rc);
 extern int cli_json_errors; /* set when --json was given (cli_fail writes the object) */
-size_t cli_resolve_local_size(const wgs_device_info *in, size_t want);
+size_t cli_resolve_local_size(const cli_target *t, size_t want);
 
 /* cli/options.c: the usage text; argv[1] is the command. cli_parse returns -1 to go on, else
  * the exit status (0 after --help, 2 after an error, reported on stderr). */

@@ -104,7 +104,7 @@ int cmd_app(const cli_opts *o, cli_target *t)
             g.symmetric ? " (symmetric)" : "", cli_now_s() - t0);
   app_options ao;
   app_options_init(&ao);
-  ao.local_size = cli_resolve_local_size(&t->info, o->local_size);
+  ao.local_size = cli_resolve_local_size(t, o->local_size);
   ao.src = o->src;
   if (o->bc_sources)
     ao.bc_sources = o->bc_sources;

@@ -8,7 +8,7 @@ int cmd_barrier(const cli_opts *o, cli_target *t)
   wgs_device_info in = t->info;
   wgs_selftest_config c;
   memset(&c, 0, sizeof c);
-  c.local_size = cli_resolve_local_size(&in, o->local_size);
+  c.local_size = cli_resolve_local_size(t, o->local_size);
   c.groups = o->groups;
   c.rounds = o->rounds;
   c.lock = o->lock;

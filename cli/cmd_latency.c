@@ -8,7 +8,7 @@ int cmd_latency(const cli_opts *o, cli_target *t)
 {
   wgs_latency_config c;
   memset(&c, 0, sizeof c);
-  c.local_size = cli_resolve_local_size(&t->info, o->local_size);
+  c.local_size = cli_resolve_local_size(t, o->local_size);
   c.groups = o->groups;
   c.rounds = o->rounds_set ? o->rounds : 2000;
   c.repeats = o->runs_set ? o->runs : 7;

@@ -23,7 +23,7 @@ static wgs_occupancy_config occ_config(const cli_opts *o, cli_target *t,
 {
   wgs_occupancy_config c;
   memset(&c, 0, sizeof c);
-  c.local_size = cli_resolve_local_size(in, o->local_size);
+  c.local_size = cli_resolve_local_size(t, o->local_size);
   c.local_mem_bytes = o->local_mem ? o->local_mem : 1;
   *rc = WGS_OK;
   if (o->local_mem == SIZE_MAX)

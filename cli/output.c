@@ -219,11 +219,9 @@ int cli_fail(const char *cmd, int rc)
   return 1;
 }
 
-size_t cli_resolve_local_size(const wgs_device_info *in, size_t want)
+size_t cli_resolve_local_size(const cli_target *t, size_t want)
 {
-  if (want)
-    return want;
-  return in->max_work_group_size < 256 ? in->max_work_group_size : 256;
+  return want ? want : wgs_default_local_size(t->dev); /* the library's, as wgs_launch's */
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -296,6 +296,10 @@ int wgs_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const s
 
 /* Over-provisioned group count wgs_launch uses when cfg->groups is 0. */
 uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size);
+/* Work-items per group wgs_launch uses when cfg->local_size is 0 and the kernel requires no
+ * size: 256 capped at the device's largest group (OpenCL also caps it at the kernel's
+ * maximum, known once the kernel is built); 0 when dev is NULL. */
+size_t wgs_default_local_size(const wgs_device_t *dev);
 
 /* ---- occupancy tools (the microbenchmarks of Sorensen et al. 2016 §5.1) ----------------------------- */
 

@@ -176,6 +176,11 @@ uint32_t wgs_default_groups(const wgs_device_t *dev, size_t local_size)
   return dev ? wgs__head(dev)->ops->default_groups(dev, local_size) : 0;
 }
 
+size_t wgs_default_local_size(const wgs_device_t *dev)
+{
+  return dev ? wgs__default_local(wgs__head(dev)->info.max_work_group_size) : 0;
+}
+
 int wgs_occupancy_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *bytes)
 {
   WGS__REQUIRE(dev);

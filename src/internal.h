@@ -46,6 +46,13 @@ static inline size_t wgs__local_size_or_default(size_t local)
 {
   return local ? local : WGS__DEFAULT_LOCAL_SIZE;
 }
+/* The local size a launch takes when its config gives 0 and the kernel requires none: the
+ * default capped at the largest group the device (or the kernel: OpenCL) runs, 0 for unknown.
+ * Every backend and wgs_default_local_size (the CLI's) decide it here. */
+static inline size_t wgs__default_local(size_t max)
+{
+  return max && max < WGS__DEFAULT_LOCAL_SIZE ? max : WGS__DEFAULT_LOCAL_SIZE;
+}
 /* The over-provisioned launch when a config gives groups = 0, for every backend: at most 2048
  * resident work-items and 32 groups per compute unit on NVIDIA (exact there: CUDA, and NVIDIA's
  * OpenCL); `spare` times that for GPUs whose limits wgsync does not know (other vendors' are

@@ -191,9 +191,7 @@ int wgs__tool_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_se
       return rc;
     memset(res, 0, sizeof *res);
   }
-  size_t local = wgs__local_size_or_default(cfg->local_size);
-  if (!cfg->local_size && local > h->info.max_work_group_size) /* the default, capped */
-    local = h->info.max_work_group_size;
+  size_t local = cfg->local_size ? cfg->local_size : wgs__default_local(h->info.max_work_group_size);
   uint32_t groups = cfg->groups ? cfg->groups : h->ops->default_groups(dev, local);
   uint32_t rounds = cfg->rounds ? cfg->rounds : 1000, rep[8] = {0};
   if (groups == 0)

@@ -160,6 +160,7 @@ _SIGS = {  # name: (restype, argtypes); both libraries share the first block
     "wgs_state_create": (ctypes.c_int, [_P, ctypes.c_uint32, ctypes.POINTER(_P)]),
     "wgs_state_release": (None, [_P]),
     "wgs_default_groups": (ctypes.c_uint32, [_P, ctypes.c_size_t]),
+    "wgs_default_local_size": (ctypes.c_size_t, [_P]),
     "wgs_launch": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchConfig), ctypes.POINTER(LaunchResult)]),
     "wgs_launch_async": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchConfig)]),
     "wgs_state_result": (ctypes.c_int, [_P, ctypes.POINTER(LaunchResult)]),
@@ -389,10 +390,12 @@ class Device:
     def buffer(self, nbytes):
         return Buffer(self, nbytes)
 
-    def state(self, max_groups=None, local_size=256):
+    def state(self, max_groups=None, local_size=None):
         """Protocol state for up to max_groups launched groups (default: the over-provisioned
-        count for local_size)."""
+        count for local_size, itself by default the library's, wgs_default_local_size)."""
         if max_groups is None:
+            if local_size is None:
+                local_size = self._lib.wgs_default_local_size(self._h)
             max_groups = self._lib.wgs_default_groups(self._h, _uint(local_size, "local_size",
                                                                      _SIZE_BITS))
         return State(self, max_groups)
@@ -591,13 +594,15 @@ class CudaState(State):
     """A State on CUDA device `device` (Device("cuda:N").state(...)); kept for the programs
     that name their GPU by ordinal. Everything is State's."""
 
-    def __init__(self, device=0, max_groups=None, local_size=256):
+    def __init__(self, device=0, max_groups=None, local_size=None):
         n = cuda_device_count()
         if not 0 <= _int(device, "device") < n:
             raise WgsyncError(STATUS["WGS_ENODEV"], "WGS_ENODEV", "CUDA device %d: this machine has %d "
                               "CUDA device(s)" % (device, n))
         dev = Device("cuda:%d" % device)
         if max_groups is None:
+            if local_size is None:
+                local_size = dev._lib.wgs_default_local_size(dev._h)
             max_groups = dev._lib.wgs_default_groups(dev._h, _uint(local_size, "local_size",
                                                                    _SIZE_BITS))
         State.__init__(self, dev, max_groups)

@@ -312,7 +312,7 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
   }
   /* NVIDIA's GPUs get their known limits; other GPUs twice them */
   wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", &dev->info,
-                       kmax < WGS__DEFAULT_LOCAL_SIZE ? kmax : WGS__DEFAULT_LOCAL_SIZE,
+                       wgs__default_local(kmax),
                        st->max_groups, dev->info.atomics == WGS_ATOMICS_PTX ? 1u : 2u, checked,
                        !checked, checked, cl_to_spin, NULL, dev};
   /* Only the device maximum is checked up front: NVIDIA's driver (580) reports a kernel

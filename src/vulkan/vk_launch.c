@@ -218,7 +218,7 @@ int wgs__vk_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config *
   }
   int checked = k->prog->checked;
   wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", &d->info,
-                       d->info.max_work_group_size < 256 ? d->info.max_work_group_size : 256,
+                       wgs__default_local(d->info.max_work_group_size),
                        st->max_groups, 1u, checked, 0, checked, vk_to_spin, NULL, d};
   wgs__launch_plan plan;
   int rc = wgs__plan_launch(&c, cfg, &plan);
