@@ -118,9 +118,10 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
     code = WGS_DEV_ERR_CUT;
   if (code == WGS_DEV_ERR_SPLIT) /* a broken rule, as every other misuse */
     return wgs__fail(WGS_EMISUSE, "%ssplit grid barrier misused at user line %u (instance %u) "
-                                    "by group %u: a wait without an arrive, or two arrives "
-                                    "without a wait", who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE],
-                     e[WGS_ERR_REPORTER]);
+                                    "by group %u: a wait without an arrive, a wait of another "
+                                    "kind than its arrive (a grid reduction's type or "
+                                    "operation), or two arrives without a wait",
+                     who, e[WGS_ERR_SITE], e[WGS_ERR_INSTANCE], e[WGS_ERR_REPORTER]);
   if (code == WGS_DEV_ERR_CUT) { /* (to the bound search, the same deadlock) */
     static const char cap[] = "lavapipe ends every loop of a shader invocation after 65,535 "
                               "iterations in all, waits included";
