@@ -853,6 +853,11 @@ bool wgsi_barrier_or_at(inout wgs_env env, bool v, uint site)
   wgsi_count_entry(env, site);
   return wgsi_grid_barrier(env, site, true, v);
 }
+/* wgs_grid_barrier_or tests v != 0 as given, as in OpenCL C and CUDA: a uint, an int or a float
+ * (a fraction is not narrowed to 0) as well as a bool */
+bool wgsi_barrier_or_at(inout wgs_env env, uint v, uint site) { return wgsi_barrier_or_at(env, v != 0u, site); }
+bool wgsi_barrier_or_at(inout wgs_env env, int v, uint site) { return wgsi_barrier_or_at(env, v != 0, site); }
+bool wgsi_barrier_or_at(inout wgs_env env, float v, uint site) { return wgsi_barrier_or_at(env, v != 0.0, site); }
 void wgsi_arrive_at(inout wgs_env env, uint site)
 {
   wgsi_count_entry(env, site);
