@@ -56,7 +56,8 @@ static int t_default_groups(wgs_device_t *dev, const wgs_device_info *in)
   CHECK_EQ(wgs_default_groups(NULL, 256), 0);
   /* the default local size, the one every backend and the CLI take: 256 capped at the device's */
   size_t want = in->max_work_group_size < 256 ? in->max_work_group_size : 256;
-  printf("default local size: %zu (device maximum %zu)\n", wgs_default_local_size(dev), in->max_work_group_size);
+  printf("default local size: %zu (device maximum %zu)\n", wgs_default_local_size(dev),
+         in->max_work_group_size);
   CHECK_EQ(wgs_default_local_size(dev), want);
   CHECK_EQ(wgs_default_local_size(NULL), 0);
   return 0;

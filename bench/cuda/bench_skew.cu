@@ -133,18 +133,7 @@ int main(int argc, char **argv)
       delays_ns.push_back(x);
     }
   }
-  std::vector<std::pair<unsigned, unsigned>> shapes_gt = {{1056, 256}, {528, 256}, {132, 256}};
-  if (const char *s = getenv("WGS_SKEW_SHAPES")) {
-    shapes_gt.clear();
-    unsigned g, t;
-    for (const char *p = s; sscanf(p, "%ux%u", &g, &t) == 2;) {
-      shapes_gt.push_back({g, t});
-      p = strchr(p, ' ');
-      if (!p)
-        break;
-      p++;
-    }
-  }
+  auto shapes_gt = env_pairs("WGS_SKEW_SHAPES", {{1056, 256}, {528, 256}, {132, 256}});
   const char *forms[] = {"grid.sync()", "default", "32,16,1", "0/a1", "0/a0"};
   const unsigned NF = sizeof forms / sizeof *forms, R = 7;
   printf("wgsync grid barriers under skewed arrivals (counter design %d)  %s\ndevice %s, %s; SM clock "

@@ -66,18 +66,7 @@ int main(int argc, char **argv)
   char date[32];
   if (bench_device(&in, date))
     return 77;
-  std::vector<std::pair<unsigned, unsigned>> sizes = {{65536, 2000}, {1u << 20, 500}, {1u << 24, 100}};
-  if (const char *s = getenv("WGS_STENCIL_SIZES")) {
-    sizes.clear();
-    unsigned n, k;
-    for (const char *p = s; sscanf(p, "%ux%u", &n, &k) == 2;) {
-      sizes.push_back({n, k});
-      p = strchr(p, ' ');
-      if (!p)
-        break;
-      p++;
-    }
-  }
+  auto sizes = env_pairs("WGS_STENCIL_SIZES", {{65536, 2000}, {1u << 20, 500}, {1u << 24, 100}});
   const unsigned T = 256, R = 7;
   cudaFuncAttributes fa_cg, fa_w;
   CK(cudaFuncGetAttributes(&fa_cg, (const void *)heat_grid_sync));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <utility>
 #include <vector>
 
 #include "wgsync_cuda.h"
@@ -66,6 +67,23 @@ static inline FILE *results_file(const char *tool, const char *dir, const char *
     exit(2);
   }
   return f;
+}
+
+/* Pairs "AxB AxB ..." from the environment variable `name` (shapes, sizes), or `fallback`. */
+static inline std::vector<std::pair<unsigned, unsigned>>
+env_pairs(const char *name, std::vector<std::pair<unsigned, unsigned>> fallback)
+{
+  const char *s = getenv(name);
+  if (!s)
+    return fallback;
+  std::vector<std::pair<unsigned, unsigned>> v;
+  unsigned a, b;
+  for (const char *p = s + strspn(s, " "); *p && sscanf(p, "%ux%u", &a, &b) == 2;) {
+    v.push_back({a, b});
+    p += strcspn(p, " "); /* past this pair and the spaces after it */
+    p += strspn(p, " ");
+  }
+  return v;
 }
 
 /* Device 0, which the benchmarks measure, and the UTC date for their headers: 0, or 77

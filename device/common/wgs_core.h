@@ -64,9 +64,9 @@
 /* The library's cold loops (reports, clears, the delay rounds, the XF barrier's per-slave
  * loops) stay rolled, and the published replicas' stores are unrolled four times, not sixteen:
  * unrolled, their copies of addresses were the kernel's peak of live registers, and a register
- * more anywhere in the library is one more in every kernel that calls it (ptxas, sm_90). The
- * replicas' stores, on the last arrival's path, cost the same rolled four times as unrolled
- * (wgsync-bench-shards, H200); rolled once they cost more. */
+ * more anywhere in the library is one more in every kernel that calls it. The replicas' stores
+ * are on the last arrival's path: unrolled four times they cost what fully unrolled ones do,
+ * rolled once more (docs/results.md, "The device library's registers"). */
 #ifndef WGS__ONE_AT_A_TIME
 #define WGS__ONE_AT_A_TIME
 #endif
@@ -75,15 +75,12 @@
 #endif
 /* What a grid barrier computes from the environment (its shard's and replica's addresses, the
  * targets, the roles) is invariant in the caller's loop, and a compiler hoists it there: then
- * it is live across the user's own code (ptxas, sm_90: 21 registers more than grid.sync() in a
- * grid-stride stencil's loop, 48 registers against 21, 5 groups of 256 an SM instead of 8).
- * The state's address and the barrier's shape, which every address and role derives from,
- * made opaque where the barrier starts, the environment's words are all that stays live (32
- * registers); the barrier recomputes the rest in its representative's path. Measured (H200,
- * wgsync-bench-shards, -stencil): back to back 2-7% slower at 264-2112 groups, the ported
- * stencil at 16M points 1.01x grid.sync()'s time instead of 1.50x. Laundering every word cost
- * 3-8% back to back; computing the words before the first work-group barrier, 3-15% (done by
- * every work-item, every warp of a 1024 group pays it). */
+ * it is live across the user's own code, and the user's kernel holds fewer groups an SM than
+ * with grid.sync(). The state's address and the barrier's shape, which every address and role
+ * derives from, made opaque where the barrier starts, the environment's words are all that
+ * stays live; the barrier recomputes the rest in its representative's path, which costs a few
+ * percent back to back (docs/results.md, "The device library's registers", with the designs
+ * that lost: every word opaque, the words computed before the first work-group barrier). */
 #ifndef WGS__OPAQUE_ENV
 #define WGS__OPAQUE_ENV(env) (void)(env)
 #endif
@@ -373,7 +370,8 @@ WGS_FN wgs__u64 wgs__wait_now(wgs_word_ptr s, unsigned ticks)
 {
   return WGS_HAS_TIMER ? wgs__timer_ns() : ticks ? (wgs__u64)wgs__host_us(s) : 0u;
 }
-WGS_FN unsigned wgs__quiesce(wgs_word_ptr g, wgs_word_ptr s, unsigned seen, int watch_poll, unsigned launched)
+WGS_FN unsigned wgs__quiesce(wgs_word_ptr g, wgs_word_ptr s, unsigned seen, int watch_poll,
+                             unsigned launched)
 {
   /* With a clock (the device's nanoseconds, or the host's microseconds) the quiet period is
    * counted in 32 bits, a difference that wraps: the host accepts close waits below 4 s
@@ -384,7 +382,8 @@ WGS_FN unsigned wgs__quiesce(wgs_word_ptr g, wgs_word_ptr s, unsigned seen, int 
   wgs_word_ptr cfg = g + WGS_G_CONFIG;
   unsigned ticks = !WGS_HAS_TIMER && cfg[WGS_CFG_TICKS] != 0u;
   wgs__u64 wait = (wgs__u64)cfg[WGS_CFG_WAIT_HI] << 32 | cfg[WGS_CFG_WAIT_LO], i = 0u;
-  unsigned w0 = (unsigned)wgs__wait_now(s, ticks), wait32 = wait > 0xffffffffu ? 0xffffffffu : (unsigned)wait;
+  unsigned w0 = (unsigned)wgs__wait_now(s, ticks);
+  unsigned wait32 = wait > 0xffffffffu ? 0xffffffffu : (unsigned)wait;
   /* Once every launched group has polled no more can come: the count is at most the launch's
    * group count, so that ends the wait whatever the host's "enough" (a right-sized launch of
    * fewer groups than fit would otherwise wait all of W). */
@@ -412,8 +411,8 @@ WGS_FN unsigned wgs__quiesce(wgs_word_ptr g, wgs_word_ptr s, unsigned seen, int 
 
 /* Fig. 3 for the representative work-item, under a mutex (WGS_LOCK_KIND_TICKET / _SPIN).
  * Returns the participating id or WGS_NOT_PARTICIPATING. Every path ends at the bottom. */
-WGS_FN unsigned wgs__poll_locked(wgs_word_ptr g, wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
-                                 unsigned launched)
+WGS_FN unsigned wgs__poll_locked(wgs_word_ptr g, wgs_word_ptr s, unsigned group, unsigned mg,
+                                 unsigned epoch, unsigned launched)
 {
   unsigned kind = wgs__cfg(s, WGS_CFG_LOCK), delay = wgs__cfg(s, WGS_CFG_DELAY);
   unsigned ticket = 0u, id = WGS_NOT_PARTICIPATING;
@@ -485,8 +484,9 @@ WGS_FN unsigned wgs__poll_locked(wgs_word_ptr g, wgs_word_ptr s, unsigned group,
  * four properties hold as above, with "the last add" in place of "the fetch_or": every
  * participant's add is before it, and none finishes before final, written after it.
  */
-WGS_FN unsigned wgs__poll_free(wgs_word_ptr g, wgs_word_ptr s, unsigned group, unsigned mg, unsigned epoch,
-                               unsigned launched, unsigned epochs, unsigned *participants)
+WGS_FN unsigned wgs__poll_free(wgs_word_ptr g, wgs_word_ptr s, unsigned group, unsigned mg,
+                               unsigned epoch, unsigned launched, unsigned epochs,
+                               unsigned *participants)
 {
   wgs_word_ptr final_word = s + WGS_OFF_FINAL(mg);
   wgs__stamp(s, mg, group, 0u);

@@ -174,8 +174,9 @@ int wgs__launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num_a
   if (rc != WGS_OK)
     return rc;
   cuda_launch_ctx lctx = {st, kr, shared_bytes};
-  wgs__launch_ctx c = {kr.who, "wgs_cuda_state_create", &st->info, wgs__default_local(st->info.max_work_group_size),
-                       st->max_groups, 1, 1, 1, 0, cuda_to_spin, cuda_fits, &lctx};
+  wgs__launch_ctx c = {kr.who, "wgs_cuda_state_create", &st->info,
+                       wgs__default_local(st->info.max_work_group_size), st->max_groups,
+                       1, 1, 1, 0, cuda_to_spin, cuda_fits, &lctx};
   /* checked: CUDA kernels are built by the user, checked or not, so the bound is always
    * written (an unchecked build ignores it) and a report is always decoded (it has none) */
   wgs__launch_plan plan;

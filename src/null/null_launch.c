@@ -55,8 +55,8 @@ int wgs__null_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config
     wgs_launch_config_init(&cfg);
   const wgs_device_info *in = &wgs__head(st->dev)->info;
   int checked = (k->prog->flags & WGS_BUILD_CHECKED) != 0;
-  wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", in, wgs__default_local(in->max_work_group_size), st->max_groups,
-                       1, checked, !checked, checked, to_ns, NULL, NULL};
+  wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", in,
+                       wgs__default_local(in->max_work_group_size), st->max_groups, 1, checked, !checked, checked, to_ns, NULL, NULL};
   wgs__launch_plan plan;
   int rc = wgs__plan_launch(&c, &cfg, &plan);
   if (rc != WGS_OK)

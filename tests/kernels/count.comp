@@ -1,8 +1,8 @@
 /* The one launch API's case on a Vulkan device (tests/test_backends.c): every participating
  * group counts itself once per round, with a grid barrier between rounds; group 0 records the
- * participants, and four OR barriers their answers. With skip (push constant 2) set, participant 1 leaves before the barrier of round
- * `skip - 1`: a checked build must report the barrier, naming group 1 as missing. Written as a
- * user writes one (README, "Vulkan"). */
+ * participants, and four OR barriers their answers. With skip (push constant 2) set,
+ * participant 1 leaves before the barrier of round `skip - 1`: a checked build must report the
+ * barrier, naming group 1 as missing. Written as a user writes one (README, "Vulkan"). */
 #version 460
 #extension GL_GOOGLE_include_directive : require
 layout(local_size_x_id = 0) in;
