@@ -403,10 +403,43 @@ static int case_split(void)
     CHECK_EQ(got[0], res.participants * rounds);
     wgs_kernel_release(k);
   }
-  const char *misuse[] = {"wait_first", "arrive_twice"};
-  for (int i = 0; i < 2; i++) {
+  /* split reductions as the kernel's first step, checked and not */
+  for (int checked = 1; checked >= 0; checked--) {
+    wgs_program_t *pp = prog;
+    if (!checked) {
+      char *text = read_text("split.cl");
+      CHECK_OK(wgs_program_build(dev, text, NULL, 0, &pp));
+      free(text);
+    }
+    uint32_t zero[2] = {0, 0}, got[2];
+    CHECK_OK(wgs_buffer_write(bad, 0, 8, zero));
+    wgs_kernel_t *k;
+    CHECK_OK(wgs_kernel_create(pp, "first_split_reduce", &k));
+    CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, bad));
+    wgs_launch_config cfg;
+    wgs_launch_config_init(&cfg);
+    cfg.local_size = LOCAL;
+    cfg.groups = groups;
+    cfg.timeout_ms = 4000;
+    wgs_launch_result res;
+    int rc = wgs_launch(st, k, &cfg, &res);
+    printf("split reductions first (%s): %s %s\n", checked ? "checked" : "unchecked",
+           wgs_status_name(rc), rc ? wgs_last_error() : "");
+    CHECK_OK(rc);
+    CHECK_OK(wgs_buffer_read(bad, 0, 8, got));
+    printf("  %u groups, %u work-items finished, %u wrong answers\n", res.participants, got[1], got[0]);
+    CHECK_EQ(got[0], 0);
+    CHECK_EQ(got[1], res.participants * LOCAL);
+    wgs_kernel_release(k);
+    if (!checked)
+      wgs_program_release(pp);
+  }
+  const char *misuse[] = {"wait_first", "arrive_twice", "wait_other_kind"};
+  for (int i = 0; i < 3; i++) {
     wgs_kernel_t *k;
     CHECK_OK(wgs_kernel_create(prog, misuse[i], &k));
+    if (i == 2)
+      CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, cnt));
     wgs_launch_config cfg;
     wgs_launch_config_init(&cfg);
     cfg.local_size = LOCAL;

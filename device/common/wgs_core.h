@@ -1301,16 +1301,33 @@ WGS_FN void wgs__split_misuse(wgs_env *env, unsigned site)
   (void)env, (void)site;
 #endif
 }
+/* The split arrive's step after its work-group barrier: the representative records its entry
+ * and arrives. Where the layer asks for it (WGS_PHASE_CALLS: PoCL) a call never inlined, as the
+ * full barrier's phases are, that tests the built-in local id: inlined after a grid reduction's
+ * work-group steps, or testing env->local_id, PoCL 3.1's loopvec method ran it in no work-item
+ * and a correct split reduction timed out (tests/kernels/split.cl first_split_reduce); the
+ * built-in in every local-id test broke its full barriers instead (the litmus at scale). */
+#if WGS_PHASE_CALLS
+__attribute__((noinline)) static void wgs__split_arrive_step(const wgs_env *env, unsigned site)
+{
+  unsigned rep = wgs__local_index() == 0u;
+#else
+WGS_FN void wgs__split_arrive_step(const wgs_env *env, unsigned site)
+{
+  unsigned rep = env->local_id == 0u;
+#endif
+  if (rep) {
+    wgs__check_entry(env, site);
+    if (env->participating)
+      (void)wgs__counter_arrive(env, 0u); /* waits only when published, to publish if last */
+  }
+}
 WGS_FN void wgs__grid_arrive_as(wgs_env *env, unsigned site, unsigned state)
 {
   if (env->split_state != 0u)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
   wgs__group_barrier(); /* every work-item's writes before the representative's release */
-  if (env->local_id == 0u) {
-    wgs__check_entry(env, site);
-    if (env->participating)
-      (void)wgs__counter_arrive(env, 0u); /* waits only when published, to publish if last */
-  }
+  wgs__split_arrive_step(env, site);
   env->split_state = state;
 }
 WGS_FN void wgs__grid_arrive(wgs_env *env, unsigned site)
