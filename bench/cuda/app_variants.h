@@ -1,6 +1,6 @@
 /*
- * Variants of the CUDA apps for measurement, never in a product build: scripts/gpu.sh builds
- * them with VARIANT_FLAGS="-include <this file> -DNAME=..." and the apps' hooks
+ * Variants of the CUDA apps for measurement, never in a product build: a measurement build
+ * takes them with CMAKE_CUDA_FLAGS="-include <this file> -DNAME=..." and the apps' hooks
  * (apps/cuda/apps_cuda.cu, apps/kernels/app_steps.h) take them.
  *
  *   APP_ENV_IN_MEMORY=1  the barrier's environment handed to an empty asm before each barrier,

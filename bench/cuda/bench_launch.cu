@@ -6,8 +6,8 @@
  * calls; median, min, max. Writes launch.csv into the folder argv[1].
  *
  * Built with WGS_BENCH_SYNC_ONLY it uses only wgs_cuda_launch, the call every wgsync version
- * has, so that scripts/gpu.sh can build it against an earlier tree (BASE_TAR): before and
- * after on one machine.
+ * has, so that it builds against a tree older than this benchmark: before and after on one
+ * machine (nvcc -DWGS_BENCH_SYNC_ONLY with that tree's headers and libraries).
  */
 #include <algorithm>
 #include <cooperative_groups.h>

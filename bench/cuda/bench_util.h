@@ -2,7 +2,7 @@
  * What the CUDA benchmarks share: a CUDA call that must succeed, median/min/max of repeats, a
  * wall clock, the results folder and files (created when missing, or a clear refusal), and the
  * device and date the results are stamped with.
- * Header-only, so that scripts/gpu.sh can build bench_launch.cu against an earlier tree.
+ * Header-only, so that bench_launch.cu builds against an earlier tree.
  */
 #ifndef WGS_BENCH_UTIL_H
 #define WGS_BENCH_UTIL_H
