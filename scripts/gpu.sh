@@ -157,7 +157,7 @@ tables)
           d["barrier"], d["groups"], d["local_size"], d["median_us"], d["min_us"], d["max_us"]))' "$R/lat.json" "$dev" >> "$R/latency-cli.csv"
       done
     done; done
-    rm -f "$R/lat.json"; column -s, -t < "$R/latency-cli.csv"; pack ;;
+    rm -f "$R/lat.json"; cat "$R/latency-cli.csv"; pack ;;
   *) echo "tables: unknown table '$t' (expected 3, 4 or latency)" ;;
   esac; done ;;
 
