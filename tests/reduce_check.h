@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The float-sum check of the grid reductions' tests (test_wgsync.c and cuda/test_cuda.cu): every group's bits for
+/* The float-sum check of the grid reductions' tests (test_opencl.c and cuda/test_cuda.cu): every group's bits for
  * round r equal, and near the exact sum of 1/(gid + r + 1). Returns the number of bad rounds. */
 static unsigned check_reduce_sums(const uint32_t *sums, unsigned rounds, unsigned n, unsigned gsize)
 {

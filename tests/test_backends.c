@@ -650,11 +650,11 @@ static int t_split_wg(wgs_device_t *dev, const wgs_device_info *in)
 /* Grid reductions on a Vulkan device: tests/kernels/reduce.comp (portable_reduce's checks),
  * checked and not, at local sizes 8 and 40, 20 rounds (lavapipe's loop budget: the waits of
  * 200 barrier instances); a second launch gives the float sum the same bits. OpenCL and CUDA run
- * portable_reduce itself (test_wgsync reduce, test_wgsync_cuda reduce). */
+ * portable_reduce itself (test_opencl reduce, test_wgsync_cuda reduce). */
 static int t_reduce(wgs_device_t *dev, const wgs_device_info *in)
 {
   if (in->backend != WGS_BACKEND_VULKAN) {
-    printf("SKIP: test_wgsync and test_wgsync_cuda run the reductions on %s\n", backend_name);
+    printf("SKIP: test_opencl and test_wgsync_cuda run the reductions on %s\n", backend_name);
     return WGS_SKIP;
   }
   uint32_t rounds = 20, cap = wgs_default_groups(dev, 8);

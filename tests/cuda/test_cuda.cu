@@ -16,7 +16,7 @@
 #include "wgsync.cuh"
 #include "wgsync_cuda.h"
 
-#include "../kernels/portable.h" /* the same kernel source test_wgsync.c builds as OpenCL C */
+#include "../kernels/portable.h" /* the same kernel source test_opencl.c builds as OpenCL C */
 
 static void need_gpu(void)
 {
@@ -248,7 +248,7 @@ static int case_mixed(void)
   wgs_cuda_state_t *st;
   CHECK_OK(wgs_cuda_state_create(0, groups, &st));
   CHECK(cudaMalloc(&cnt, 4) == cudaSuccess && cudaMalloc(&bad, 16) == cudaSuccess);
-  /* tests/kernels/portable.h's portable_mixed: the same kernel test_wgsync's split case runs */
+  /* tests/kernels/portable.h's portable_mixed: the same kernel test_opencl's split case runs */
   for (int b = WGS_BARRIER_XF; b <= WGS_BARRIER_PUBLISHED; b++) {
     cudaMemset(cnt, 0, 4);
     cudaMemset(bad, 0, 16);
@@ -272,7 +272,7 @@ static int case_mixed(void)
   return 0;
 }
 
-/* wgs_grid_barrier_or's answers: tests/kernels/portable.h's portable_or, as test_wgsync's or. */
+/* wgs_grid_barrier_or's answers: tests/kernels/portable.h's portable_or, as test_opencl's or. */
 static int case_or(void)
 {
   uint32_t groups = wgs_cuda_default_groups(0, LOCAL);
@@ -303,7 +303,7 @@ static int case_or(void)
   return 0;
 }
 
-/* Grid reductions: tests/kernels/portable.h's portable_reduce, as test_wgsync's reduce, at LOCAL
+/* Grid reductions: tests/kernels/portable.h's portable_reduce, as test_opencl's reduce, at LOCAL
  * threads and at 40 (a partial warp), both barrier kinds; a second launch gives the float sum
  * the same bits. */
 static int case_reduce(void)
@@ -345,7 +345,7 @@ static int case_reduce(void)
   return 0;
 }
 
-/* One kernel source for both backends (tests/kernels/portable.h, as test_wgsync's portable):
+/* One kernel source for both backends (tests/kernels/portable.h, as test_opencl's portable):
  * message passing across full and split grid barriers. */
 static int case_portable(void)
 {

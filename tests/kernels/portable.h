@@ -1,6 +1,6 @@
 /*
  * One kernel source for both backends (WGS_KERNEL, WGS_GLOBAL, wgs_uint: the device libraries):
- * tests/test_wgsync.c builds it as OpenCL C, tests/cuda/test_cuda.cu includes it as CUDA.
+ * tests/test_opencl.c builds it as OpenCL C, tests/cuda/test_cuda.cu includes it as CUDA.
  *
  * Message passing across grid barriers, no atomics: in round r every participating work-item
  * writes its word of the round's half of `slots`, a grid barrier, then it reads the word of the

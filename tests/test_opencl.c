@@ -1,8 +1,9 @@
 /*
- * wgsync tests. One case per invocation (`test_wgsync <case>`), each a CTest entry with a
- * TIMEOUT, run under several PoCL worker-thread counts (= occupancy bounds) and work-group
- * methods (tests/CMakeLists.txt). On the GPU machine the same cases run on NVIDIA OpenCL
- * (WGSYNC_DEVICE=NVIDIA); the thread-count variables then have no effect.
+ * The OpenCL backend's tests: discovery, grid barriers, split and work-group split barriers,
+ * reductions, misuse and deadlock reports. One case per invocation (`test_opencl <case>`), each
+ * a CTest entry with a TIMEOUT, run under several PoCL worker-thread counts (= occupancy bounds)
+ * and work-group methods (tests/CMakeLists.txt). On the GPU machine the same cases run on NVIDIA
+ * OpenCL (WGSYNC_DEVICE=NVIDIA); the thread-count variables then have no effect.
  *
  * Checked builds with short spin bounds keep every deadlock a reported error, never a hang.
  */
@@ -1352,7 +1353,7 @@ int main(int argc, char **argv)
   if (argc == 3 && !strcmp(argv[1], "spirv_il"))
     return case_spirv_il(argv[2]);
   if (argc != 2) {
-    fprintf(stderr, "usage: test_wgsync <case>\n");
+    fprintf(stderr, "usage: test_opencl <case>\n");
     return 2;
   }
   const char *c = argv[1];
