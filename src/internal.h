@@ -23,6 +23,19 @@ int wgs__fail(int status, const char *fmt, ...) WGS__PRINTF(2, 3);
 /* WGS_OK when a SPIR-V module has the structure drivers take for granted, else WGS_ESPIRV
  * naming what is wrong (src/spirv/spirv.c) */
 int wgs__spirv_check_structure(const uint32_t *words, size_t n_words);
+/* What a Vulkan compute entry point takes as arguments (src/spirv/reflect.c). */
+#define WGS_SPIRV_PUSH_MAX 32
+typedef struct {
+  int known;          /* 0: not reflected (several entry points before SPIR-V 1.4): no checks */
+  uint32_t bindings;  /* bit b: a buffer at descriptor set 0, binding b */
+  unsigned n_push;    /* the push-constant block's members */
+  struct {
+    uint32_t offset;  /* its Offset decoration (UINT32_MAX: none) */
+    unsigned bytes;   /* a scalar's or vector's size in bytes; 0: neither */
+  } push[WGS_SPIRV_PUSH_MAX];
+  int shared_arg;     /* specialisation constant 1 declared: one shared-memory argument */
+} wgs__spirv_args;
+int wgs__spirv_reflect(const uint32_t *words, size_t n_words, const char *entry, wgs__spirv_args *out);
 /* Appends to the current detail message (e.g. a build log). */
 void wgs__fail_append(const char *text);
 

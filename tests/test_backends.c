@@ -782,6 +782,68 @@ static int t_launch(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
+/* A Vulkan kernel's arguments checked against its shader (tests/kernels/count.comp: buffers at
+ * bindings 0 and 1, two 4-byte push constants): each mistake a user makes is refused, naming the
+ * argument, where it used to launch with wrong results. */
+static int t_args(wgs_device_t *dev, const wgs_device_info *in)
+{
+  if (in->backend != WGS_BACKEND_VULKAN) {
+    printf("SKIP: the arguments are checked against the shader on Vulkan (other backends: the "
+           "driver's own checks)\n");
+    return WGS_SKIP;
+  }
+  wgs_program_t *prog = NULL;
+  wgs_kernel_t *k = NULL;
+  CHECK_OK(vulkan_count(dev, 0, &prog, &k));
+  uint32_t groups = wgs_default_groups(dev, 64), v4 = 1;
+  uint64_t v8 = 1;
+  wgs_state_t *st = NULL;
+  wgs_buffer_t *out = NULL;
+  CHECK_OK(wgs_state_create(dev, groups, &st));
+  CHECK_OK(wgs_buffer_create(dev, 16, &out));
+  uint32_t zeros[4] = {0, 0, 0, 0};
+  CHECK_OK(wgs_buffer_write(out, 0, sizeof zeros, zeros));
+  wgs_launch_config cfg;
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = 64;
+  cfg.groups = groups;
+#define REFUSED(call, status, words)                                                      \
+  do {                                                                                     \
+    CHECK_STATUS(call, status);                                                            \
+    printf("%s: %s\n", #call, wgs_last_error());                                           \
+    CHECK(strstr(wgs_last_error(), words) != NULL);                                        \
+  } while (0)
+  /* past the last argument; a value on a binding; a buffer where the shader has none */
+  REFUSED(wgs_kernel_set_arg(k, 9, 4, &v4), WGS_EINVAL, "takes 4 arguments");
+  REFUSED(wgs_kernel_set_arg(k, 1, 4, &v4), WGS_EINVAL, "buffer at binding 1");
+  REFUSED(wgs_kernel_set_arg_buffer(k, 2, out), WGS_EINVAL, "no buffer at set 0, binding 2");
+  /* the last push constant never set; an 8-byte value for a 4-byte member */
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, out));
+  CHECK_OK(wgs_kernel_set_arg(k, 2, 4, &v4));
+  REFUSED(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL, "reads 2 push-constant values, and 1 was set");
+  CHECK_OK(wgs_kernel_set_arg(k, 3, 8, &v8));
+  REFUSED(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL, "argument 3 is 8 bytes, but push-constant member 1 is 4");
+  /* the state at a binding the shader does not have */
+  CHECK_OK(wgs_kernel_set_arg(k, 3, 4, &v4));
+  cfg.state_arg = 2;
+  REFUSED(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL, "no buffer at set 0, binding 2 for the state");
+#undef REFUSED
+  /* and right: 1 round, no skip */
+  uint32_t zero = 0;
+  CHECK_OK(wgs_kernel_set_arg(k, 3, 4, &zero));
+  cfg.state_arg = 0;
+  wgs_launch_result r;
+  CHECK_OK(wgs_launch(st, k, &cfg, &r));
+  uint32_t got[2];
+  CHECK_OK(wgs_buffer_read(out, 0, sizeof got, got));
+  CHECK_EQ(got[0], r.participants);
+  wgs_buffer_release(out);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
+  return 0;
+}
+
 /* The tools' kernels on every backend that runs code: each one's resources as the driver says
  * (what `wgsync kernels` prints), within the device's limits; a name the program lacks is an
  * error naming it. The null device has no tools, and says so. */
@@ -892,6 +954,7 @@ static const struct {
     {"latency_split", t_latency_split},
     {"bad", t_bad},
     {"launch", t_launch},
+    {"args", t_args},
     {"reduce", t_reduce},
     {"tools", t_tools},
     {"missed", t_missed},

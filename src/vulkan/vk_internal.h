@@ -137,6 +137,7 @@ typedef struct {
     size_t size;
   } arg[WGS_VK_ARGS];
   unsigned nargs;
+  wgs__spirv_args want;  /* what the entry point takes (src/spirv/reflect.c) */
   uint32_t local_words;  /* specialisation constant 1 */
   struct {
     size_t local;
@@ -168,6 +169,9 @@ void wgs__vk_buffer_free(wgs__vk_device *d, wgs__vk_buffer *b);
 int wgs__vk_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
 void wgs__vk_state_release(wgs_state_t *st);
 int wgs__vk_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+/* The arguments kernel k's shader takes (k->want), as a count and as text for messages. */
+unsigned wgs__vk_arg_count(const wgs__vk_kernel *k);
+void wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap);
 int wgs__vk_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us);
 int wgs__vk_clear_error(wgs_state_t *st);
 int wgs__vk_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out);

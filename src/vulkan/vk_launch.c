@@ -84,20 +84,50 @@ static int pipeline(wgs__vk_kernel *k, size_t local, unsigned state_arg, unsigne
 {
   wgs__vk_device *d = vdev(k->dev);
   uint32_t bindings = 1u << state_arg;
-  unsigned push = 0;
-  for (unsigned i = 0; i < k->nargs; i++) {
+  unsigned push = 0, values = 0, n = k->nargs;
+  const wgs__spirv_args *want = k->want.known ? &k->want : NULL;
+  const char *entry = k->prog->m[k->module].name;
+  char have[256] = "";
+  if (want) {
+    wgs__vk_args_text(k, have, sizeof have);
+    if (!(want->bindings >> state_arg & 1u))
+      return wgs__fail(WGS_EINVAL, "wgs_launch: state_arg %u, but kernel '%s' has no buffer at set "
+                                   "0, binding %u for the state (%s; wgsync.glsl declares it at "
+                                   "WGS_STATE_BINDING)", state_arg, entry, state_arg, have);
+    n = wgs__vk_arg_count(k); /* (set_arg refused every index past it) */
+  }
+  for (unsigned i = 0; i < n; i++) {
     if (i == state_arg)
       continue;
+    if (k->arg[i].kind == 0 && want && !(want->bindings >> i & 1u))
+      continue; /* the shared memory, which may stay unset, or a value: counted below */
     if (k->arg[i].kind == 0)
-      return wgs__fail(WGS_EINVAL, "wgs_launch: kernel argument %u was never set "
-                                   "(wgs_kernel_set_arg[_buffer]; argument %u is the state)", i,
-                       state_arg);
+      return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' argument %u was never set "
+                                   "(wgs_kernel_set_arg[_buffer]; argument %u is the state)%s%s",
+                       entry, i, state_arg, want ? "; it takes " : "", have);
     if (k->arg[i].kind == 1)
       bindings |= 1u << i;
-    if (k->arg[i].kind == 2)
-      push = (push + (unsigned)k->arg[i].size - 1) / (unsigned)k->arg[i].size *
-                 (unsigned)k->arg[i].size + (unsigned)k->arg[i].size;
+    if (k->arg[i].kind == 2) {
+      unsigned sz = (unsigned)k->arg[i].size;
+      push = (push + sz - 1) / sz * sz; /* where this value goes: aligned to its size */
+      if (want && values < want->n_push && want->push[values].bytes != sz)
+        return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' argument %u is %u bytes, but push-constant "
+                                     "member %u is %s%u bytes", entry, i, sz, values,
+                         want->push[values].bytes ? "" : "not a scalar or vector: ",
+                         want->push[values].bytes);
+      if (want && values < want->n_push && want->push[values].offset != push)
+        return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' argument %u goes at push-constant offset "
+                                     "%u (values packed in argument order, each aligned to its "
+                                     "size), but member %u is at offset %u", entry, i, push, values,
+                         want->push[values].offset);
+      push += sz;
+      values++;
+    }
   }
+  if (want && values != want->n_push)
+    return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' reads %u push-constant value%s, and %u "
+                                 "%s set (%s)", entry, want->n_push, want->n_push == 1 ? "" : "s",
+                     values, values == 1 ? "was" : "were", have);
   if (push > 128)
     return wgs__fail(WGS_ELIMIT, "wgs_launch: %u bytes of push constants (the kernel's value "
                                  "arguments); Vulkan guarantees 128", push);

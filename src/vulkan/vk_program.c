@@ -326,6 +326,11 @@ int wgs__vk_kernel_create(wgs_program_t *pp, const char *name, wgs_kernel_t **ou
   wgs__vk_kernel *k = calloc(1, sizeof *k);
   if (!k)
     return wgs__fail(WGS_ENOMEM, "wgs_kernel_create: out of memory");
+  int rc = wgs__spirv_reflect(p->m[i].words, p->m[i].n_words, p->m[i].entry, &k->want);
+  if (rc != WGS_OK) {
+    free(k);
+    return rc;
+  }
   k->ops = &wgs__vulkan_ops;
   k->dev = p->dev;
   k->prog = p;
@@ -357,12 +362,69 @@ void wgs__vk_kernel_release(wgs_kernel_t *pk)
   wgs__vk_dev_release(dev);
 }
 
+/* ---- arguments, checked against the shader (k->want: its buffers at set 0, its push-constant
+ * members, its shared-memory constant). Argument i is the buffer at binding i where the shader
+ * has one; the other indices take the push constants in order, and the shared memory. */
+unsigned wgs__vk_arg_count(const wgs__vk_kernel *k)
+{
+  const wgs__spirv_args *a = &k->want;
+  unsigned n = (unsigned)__builtin_popcount(a->bindings) + a->n_push + (unsigned)a->shared_arg;
+  for (unsigned b = 0; b < 32; b++)
+    if ((a->bindings >> b & 1u) && b + 1 > n)
+      n = b + 1;
+  return n;
+}
+
+/* "bindings 0, 1; 2 push-constant values; shared memory" */
+void wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap)
+{
+  const wgs__spirv_args *a = &k->want;
+  size_t used = 0;
+  out[0] = '\0';
+  for (unsigned b = 0; b < 32 && used < cap; b++)
+    if (a->bindings >> b & 1u)
+      used += (size_t)snprintf(out + used, cap - used, "%s%u", used ? ", " : "buffers at bindings ", b);
+  if (used < cap)
+    used += (size_t)snprintf(out + used, cap - used, "%s%u push-constant value%s", used ? "; " : "",
+                             a->n_push, a->n_push == 1 ? "" : "s");
+  if (a->shared_arg && used < cap)
+    snprintf(out + used, cap - used, "; shared memory (specialisation constant 1), if asked for");
+}
+
+static int arg_index_check(const wgs__vk_kernel *k, unsigned index, int buffer, const char *fn)
+{
+  if (index >= WGS_VK_ARGS)
+    return wgs__fail(WGS_ELIMIT, "%s: index %u (Vulkan kernels take at most %u arguments through "
+                                 "wgsync)", fn, index, WGS_VK_ARGS);
+  if (!k->want.known)
+    return WGS_OK;
+  const char *entry = k->prog->m[k->module].name;
+  char have[256];
+  wgs__vk_args_text(k, have, sizeof have);
+  unsigned n = wgs__vk_arg_count(k), is_binding = k->want.bindings >> index & 1u;
+  if (index >= n)
+    return wgs__fail(WGS_EINVAL, "%s: argument %u, but kernel '%s' takes %u argument%s (%s)", fn,
+                     index, entry, n, n == 1 ? "" : "s", have);
+  if (buffer && !is_binding)
+    return wgs__fail(WGS_EINVAL, "%s: argument %u is a buffer, but kernel '%s' has no buffer at "
+                                 "set 0, binding %u (%s): argument i is the buffer at binding i",
+                     fn, index, entry, index, have);
+  if (!buffer && is_binding)
+    return wgs__fail(WGS_EINVAL, "%s: argument %u of kernel '%s' is its buffer at binding %u: set "
+                                 "it with wgs_kernel_set_arg_buffer (%s)", fn, index, entry, index, have);
+  return WGS_OK;
+}
+
 int wgs__vk_kernel_set_arg(wgs_kernel_t *pk, unsigned index, size_t size, const void *value)
 {
   wgs__vk_kernel *k = (wgs__vk_kernel *)(void *)pk;
-  if (index >= WGS_VK_ARGS)
-    return wgs__fail(WGS_ELIMIT, "wgs_kernel_set_arg: index %u (Vulkan kernels take at most %u "
-                                 "arguments through wgsync)", index, WGS_VK_ARGS);
+  int rc = arg_index_check(k, index, 0, "wgs_kernel_set_arg");
+  if (rc != WGS_OK)
+    return rc;
+  if (!value && k->want.known && !k->want.shared_arg)
+    return wgs__fail(WGS_EINVAL, "wgs_kernel_set_arg: argument %u is shared memory (a NULL value), "
+                                 "but kernel '%s' declares no specialisation constant 1 to size it",
+                     index, k->prog->m[k->module].name);
   if (!value) { /* as OpenCL's __local argument: specialisation constant 1, in 32-bit words */
     uint64_t room = wgs__head(k->dev)->info.local_mem_bytes - WGS_VK_LIBRARY_SHARED;
     if (size > room)
@@ -388,9 +450,9 @@ int wgs__vk_kernel_set_arg(wgs_kernel_t *pk, unsigned index, size_t size, const 
 int wgs__vk_kernel_set_arg_buffer(wgs_kernel_t *pk, unsigned index, wgs_buffer_t *pb)
 {
   wgs__vk_kernel *k = (wgs__vk_kernel *)(void *)pk;
-  if (index >= WGS_VK_ARGS)
-    return wgs__fail(WGS_ELIMIT, "wgs_kernel_set_arg_buffer: index %u (Vulkan kernels take at "
-                                 "most %u arguments through wgsync)", index, WGS_VK_ARGS);
+  int rc = arg_index_check(k, index, 1, "wgs_kernel_set_arg_buffer");
+  if (rc != WGS_OK)
+    return rc;
   if (wgs__object(pb)->dev != k->dev)
     return wgs__fail(WGS_EINVAL, "argument %u: the buffer is on another Vulkan device than the "
                                  "kernel", index);
