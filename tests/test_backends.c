@@ -820,7 +820,7 @@ static int t_args(wgs_device_t *dev, const wgs_device_info *in)
   /* the last push constant never set; an 8-byte value for a 4-byte member */
   CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, out));
   CHECK_OK(wgs_kernel_set_arg(k, 2, 4, &v4));
-  REFUSED(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL, "reads 2 push-constant values, and 1 was set");
+  REFUSED(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL, "argument 3 was never set: it is push-constant member 1");
   CHECK_OK(wgs_kernel_set_arg(k, 3, 8, &v8));
   REFUSED(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL, "argument 3 is 8 bytes, but push-constant member 1 is 4");
   /* the state at a binding the shader does not have */

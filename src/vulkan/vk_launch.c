@@ -124,10 +124,18 @@ static int pipeline(wgs__vk_kernel *k, size_t local, unsigned state_arg, unsigne
       values++;
     }
   }
-  if (want && values != want->n_push)
-    return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' reads %u push-constant value%s, and %u "
-                                 "%s set (%s)", entry, want->n_push, want->n_push == 1 ? "" : "s",
-                     values, values == 1 ? "was" : "were", have);
+  if (want && values < want->n_push) { /* the first index a value would take, never set */
+    unsigned i = 0, seen = 0;
+    while (i < n && (i == state_arg || (want->bindings >> i & 1u) || k->arg[i].kind != 0))
+      i++;
+    for (unsigned j = 0; j < i; j++)
+      seen += k->arg[j].kind == 2;
+    return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' argument %u was never set: it is "
+                                 "push-constant member %u (%u bytes at offset %u); the kernel reads "
+                                 "%u push-constant value%s, %u %s set (%s)", entry, i, seen,
+                     want->push[seen].bytes, want->push[seen].offset, want->n_push,
+                     want->n_push == 1 ? "" : "s", values, values == 1 ? "was" : "were", have);
+  }
   if (push > 128)
     return wgs__fail(WGS_ELIMIT, "wgs_launch: %u bytes of push constants (the kernel's value "
                                  "arguments); Vulkan guarantees 128", push);
