@@ -78,6 +78,12 @@ int cmd_app(const cli_opts *o, cli_target *t)
             o->app_name ? "' is not an application" : "");
     return 2;
   }
+  if (t->info.backend == WGS_BACKEND_VULKAN || t->info.backend == WGS_BACKEND_NULL) {
+    fprintf(stderr, "wgsync app: the graph applications have OpenCL C and CUDA kernels, none for "
+                    "%s devices: run them on an OpenCL or CUDA device (wgsync devices lists them)\n",
+            t->info.backend == WGS_BACKEND_VULKAN ? "Vulkan" : "the null backend's");
+    return 2;
+  }
   app_form forms[APP_FORM_COUNT];
   int nforms;
   if (parse_forms(o->forms, t->cuda, forms, &nforms))
