@@ -26,12 +26,10 @@ int cmd_devices(const cli_opts *o)
   }
   for (size_t i = 0; i < n; i++) {
     const wgs_device_info *in = &infos[i];
-    if (in->backend == WGS_BACKEND_CUDA)
-      printf("cuda:%d  %s  [CUDA]\n", in->device_index, in->name);
-    else if (in->backend == WGS_BACKEND_VULKAN)
-      printf("vulkan:%d  %s  [Vulkan]\n", in->device_index, in->name);
-    else
-      printf("%d:%d  %s  [%s]\n", in->platform_index, in->device_index, in->name, in->platform_name);
+    char id[32] = "?";
+    wgs_device_id(in, id, sizeof id); /* the name that opens it */
+    printf("%s  %s  [%s]\n", id, in->name,
+           in->backend == WGS_BACKEND_OPENCL ? in->platform_name : wgs_backend_name(in->backend));
     printf("      type %-5s  compute units %u  max work-group %zu  local memory %llu B\n",
            in->is_gpu ? "gpu" : in->is_cpu ? "cpu" : "other", in->compute_units,
            in->max_work_group_size, (unsigned long long)in->local_mem_bytes);

@@ -1,4 +1,5 @@
 /* wgsync CLI: JSON writer and the device description every subcommand prints first. */
+#include <ctype.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -160,10 +161,13 @@ const char *cli_barrier_name(wgs_barrier b)
 void cli_device_json(json_w *j, const char *key, const wgs_device_info *in)
 {
   json_obj(j, key);
-  json_str(j, "backend", in->backend == WGS_BACKEND_CUDA     ? "cuda"
-                         : in->backend == WGS_BACKEND_VULKAN ? "vulkan"
-                         : in->backend == WGS_BACKEND_NULL   ? "null"
-                                                             : "opencl");
+  char backend[16], id[32] = "";
+  snprintf(backend, sizeof backend, "%s", wgs_backend_name(in->backend));
+  for (char *c = backend; *c; c++)
+    *c = (char)tolower((unsigned char)*c);
+  wgs_device_id(in, id, sizeof id);
+  json_str(j, "backend", backend);
+  json_str(j, "id", id);
   json_int(j, "platform_index", in->platform_index);
   json_int(j, "device_index", in->device_index);
   json_str(j, "platform", in->platform_name);
@@ -190,13 +194,14 @@ void cli_print_header(const wgs_device_info *in)
   char date[32];
   cli_now_iso(date, sizeof date);
   printf("wgsync %s  %s\n", WGS_VERSION_STRING, date);
-  if (in->backend == WGS_BACKEND_CUDA)
-    printf("device   %s (CUDA device %d)\n", in->name, in->device_index);
-  else if (in->backend == WGS_BACKEND_VULKAN)
-    printf("device   %s (Vulkan device %d)\n", in->name, in->device_index);
-  else
+  char id[32] = "?";
+  wgs_device_id(in, id, sizeof id);
+  if (in->backend == WGS_BACKEND_OPENCL)
     printf("device   %s (%s, platform %d device %d)\n", in->name, in->platform_name,
            in->platform_index, in->device_index);
+  else
+    printf("device   %s (%s device %d: %s)\n", in->name, wgs_backend_name(in->backend),
+           in->device_index, id);
   printf("driver   %s; %s; %s\n", in->driver_version, in->device_version, in->c_version);
   printf("atomics  %s\n", cli_atomics_name(in->atomics));
 }

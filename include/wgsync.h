@@ -118,11 +118,13 @@ typedef struct {
 
 /* Opens a device: an OpenCL device with its own context and (profiling) queue, or, when the
  * name is "cuda" or "cuda:N", CUDA device N (the program links wgsync_cuda; see wgsync_cuda.h
- * for its kernel handles); "null", a device that runs no code (WGS_BACKEND_NULL), which only
- * opening it by name gives.
+ * for its kernel handles); "vulkan" or "vulkan:N", the N-th Vulkan device wgsync can use;
+ * "null", a device that runs no code (WGS_BACKEND_NULL), which only opening it by name gives.
+ * An OpenCL name "P:D" is platform P's device D; other text is looked for in the platforms',
+ * devices' and vendors' names.
  * sel NULL, or every field unset (platform = device = -1, name NULL), means: the environment
- * variable WGSYNC_DEVICE if set ("P:D" indices, a name substring, or "cuda[:N]"), else the first
- * GPU, else the first device. Returns WGS_ENODEV naming what was asked when nothing matches,
+ * variable WGSYNC_DEVICE if set (any of those names), else the first OpenCL GPU, else the first
+ * OpenCL device. Returns WGS_ENODEV naming what was asked when nothing matches,
  * WGS_EUNSUPPORTED when the program lacks the backend asked for. */
 int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out);
 void wgs_device_close(wgs_device_t *dev);
@@ -135,6 +137,12 @@ int wgs_device_get_info(const wgs_device_t *dev, wgs_device_info *out);
  * there is none; when some backend has none but another has, wgs_last_error() names it and
  * why (empty when every backend has devices). */
 int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count);
+
+/* The name that opens the device `in` describes (as wgs_device_select.name or WGSYNC_DEVICE):
+ * "P:D" for OpenCL, "cuda:N", "vulkan:N", "null:0". WGS_EINVAL when cap bytes do not hold it. */
+int wgs_device_id(const wgs_device_info *in, char *out, size_t cap);
+/* A backend's name: "OpenCL", "CUDA", "Vulkan", "null" ("unknown" for another value). */
+const char *wgs_backend_name(wgs_backend backend);
 
 /* ---- programs --------------------------------------------------------------------------- */
 

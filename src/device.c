@@ -1,7 +1,7 @@
 /*
- * The device API over the backends' tables (src/device.h): wgs_device_open picks the backend
- * from what is asked ("cuda" or "cuda:N" is a CUDA device, anything else an OpenCL one), and
- * the occupancy tools and defaults go to the device's backend.
+ * The device API over the backends' tables (src/device.h): wgs_device_open parses what is asked
+ * once and picks the backend by the registry below ("cuda:N", "vulkan:N", "null", anything else
+ * OpenCL's), and the occupancy tools and defaults go to the device's backend.
  *
  * Part of the core, in every library. Each library names the backend it carries in its
  * *_device_api.c (wgs__own_backend), which this file references strongly, so that linking any
@@ -9,6 +9,8 @@
  * present when the program links the other library too (static: when the program uses any of
  * its functions, as the CLI does; shared: the tables are exported, cmake/wgsync.map).
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,34 +23,51 @@ extern const wgs__backend_ops wgs__vulkan_ops __attribute__((weak));
 
 extern const wgs__backend_ops wgs__null_ops; /* src/null: in every library */
 
-static const wgs__backend_ops *opencl_backend(void) { return &wgs__opencl_ops; }
-static const wgs__backend_ops *cuda_backend(void) { return &wgs__cuda_ops; }
-static const wgs__backend_ops *vulkan_backend(void) { return &wgs__vulkan_ops; }
+/* The registry: a line per backend, in the order devices are listed. prefix: the device names
+ * that pick the backend ("PREFIX", or "PREFIX:N" for its N-th device); NULL: OpenCL, the
+ * backend of every other name ("P:D", its indices, or text found in its platforms' and devices'
+ * names). The prefix sits here rather than in the backend's table so that a name is refused
+ * with the reason when its backend is not in this program (a weak table absent is NULL).
+ * listed: its devices are in wgs_device_list (the null backend's is opened by name only). */
+typedef struct {
+  wgs_backend kind;
+  const char *prefix, *name;
+  int listed;
+  const wgs__backend_ops *table;
+  const char *absent; /* how to get the backend when this program has none */
+} backend_line;
+static const backend_line lines[] = {
+    {WGS_BACKEND_OPENCL, NULL, "OpenCL", 1, &wgs__opencl_ops, "link wgsync"},
+    {WGS_BACKEND_CUDA, "cuda", "CUDA", 1, &wgs__cuda_ops, "link wgsync_cuda, built when nvcc is found"},
+    {WGS_BACKEND_VULKAN, "vulkan", "Vulkan", 1, &wgs__vulkan_ops,
+     "build wgsync where the Vulkan headers and glslangValidator are found"},
+    {WGS_BACKEND_NULL, "null", "null", 0, &wgs__null_ops, NULL},
+};
+#define N_LINES (sizeof lines / sizeof lines[0])
 
-/* The registry: every backend this program carries (a weak table absent is NULL), in the order
- * devices are listed. (The null backend is not listed: its device is opened by name only.) */
+static const backend_line *line_of(wgs_backend kind)
+{
+  for (size_t i = 0; i < N_LINES; i++)
+    if (lines[i].kind == kind)
+      return &lines[i];
+  return NULL;
+}
+
+/* The listed backends this program carries, in the registry's order, at most N_LINES + 1.
+ * wgs__own_backend, this library's, is among them (the strong reference: see above). */
 static size_t registry(const wgs__backend_ops **out)
 {
-  /* this library's own backend (the strong reference: see above), then any other, once each */
-  const wgs__backend_ops *all[] = {wgs__own_backend, opencl_backend(), cuda_backend(), vulkan_backend()};
   size_t n = 0;
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-    int seen = !all[i];
-    for (size_t j = 0; j < n && !seen; j++)
-      seen = out[j] == all[i];
-    if (!seen)
-      out[n++] = all[i];
+  int own = 0;
+  for (size_t i = 0; i < N_LINES; i++) {
+    const wgs__backend_ops *t = lines[i].table;
+    if (lines[i].listed && t) {
+      out[n++] = t;
+      own |= t == wgs__own_backend;
+    }
   }
-  /* listed in one order whichever library the program found first: OpenCL's devices, CUDA's,
-   * then Vulkan's */
-  const wgs__backend_ops *order[] = {opencl_backend(), cuda_backend(), vulkan_backend()};
-  size_t m = 0;
-  for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-    for (size_t j = 0; j < n; j++)
-      if (order[i] && out[j] == order[i])
-        all[m++] = order[i];
-  for (size_t i = 0; i < m; i++)
-    out[i] = all[i];
+  if (!own && wgs__own_backend) /* (a weak reference the linker left unresolved) */
+    out[n++] = wgs__own_backend;
   return n;
 }
 
@@ -65,7 +84,7 @@ int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
     if (!(infos = scratch = calloc(cap, sizeof *scratch)))
       return wgs__fail(WGS_ENOMEM, "wgs_device_list: out of memory");
   }
-  const wgs__backend_ops *reg[8];
+  const wgs__backend_ops *reg[N_LINES + 1];
   size_t nb = registry(reg);
   int first_rc = WGS_ENODEV;
   char why[512] = "";
@@ -88,7 +107,8 @@ int wgs_device_list(wgs_device_info *infos, size_t cap, size_t *count)
   return wgs__fail(WGS_OK, "%s", why); /* (success: the backends without devices, and why) */
 }
 
-int wgs__backend_index(const char *name, const char *prefix)
+/* "prefix" or "prefix:N" (a device name): N, 0 for the bare prefix, -1 another name, -2 bad N. */
+static int prefix_index(const char *name, const char *prefix)
 {
   size_t l = strlen(prefix);
   if (!name || strncmp(name, prefix, l) != 0)
@@ -98,63 +118,122 @@ int wgs__backend_index(const char *name, const char *prefix)
   if (name[l] != ':')
     return -1;
   char *end;
+  errno = 0;
   long v = strtol(name + l + 1, &end, 10);
-  return end == name + l + 1 || *end || v < 0 || v > 1 << 20 ? -2 : (int)v;
+  return end == name + l + 1 || *end || errno || v < 0 || v > 1 << 20 ? -2 : (int)v;
 }
-int wgs__cuda_name(const char *name) { return wgs__backend_index(name, "cuda"); }
+
+/* "P:D": 1 with both indices; 0: not of that form (a name to look for); -1: of that form, but
+ * an index negative or past int (which would mean "any", or wrap). */
+static int platform_device(const char *s, int *p, int *d)
+{
+  const char *c = strchr(s, ':');
+  if (!c || c == s || strspn(s, "-0123456789") != (size_t)(c - s) || !c[1] ||
+      strspn(c + 1, "-0123456789") != strlen(c + 1))
+    return 0;
+  char *e1, *e2;
+  errno = 0;
+  long a = strtol(s, &e1, 10), b = strtol(c + 1, &e2, 10);
+  if (errno || e1 != c || *e2 || a < 0 || b < 0 || a > INT_MAX || b > INT_MAX)
+    return -1;
+  *p = (int)a;
+  *d = (int)b;
+  return 1;
+}
+
+/* The one parse of a device request: the name (sel's, else WGSYNC_DEVICE when sel names
+ * nothing) picks the backend whose prefix it carries, with its device index; any other name
+ * is OpenCL's, "P:D" as indices and other text as a name to look for. how: the request in
+ * words, for messages. */
+static int parse_request(const wgs_device_select *sel, const backend_line **line,
+                         wgs_device_select *want, char *how, size_t cap)
+{
+  *want = sel ? *sel : (wgs_device_select){-1, -1, NULL};
+  if (want->platform < -1 || want->device < -1)
+    return wgs__fail(WGS_EINVAL, "wgs_device_open: platform %d, device %d: expected indices from "
+                     "0, or -1 for any", want->platform, want->device);
+  const char *env = getenv("WGSYNC_DEVICE");
+  int from_env = want->platform < 0 && want->device < 0 && !want->name && env && *env;
+  const char *name = from_env ? env : want->name;
+  if (from_env)
+    snprintf(how, cap, "WGSYNC_DEVICE='%s'", env);
+  else if (want->platform < 0 && want->device < 0 && !want->name)
+    snprintf(how, cap, "the default device");
+  else if (want->platform < 0 && want->device < 0)
+    snprintf(how, cap, "'%s'", name);
+  else
+    snprintf(how, cap, "platform %d, device %d, name '%s'", want->platform, want->device,
+             name ? name : "(any)");
+  for (size_t i = 0; i < N_LINES; i++) {
+    int idx = lines[i].prefix ? prefix_index(name, lines[i].prefix) : -1;
+    if (idx == -2)
+      return wgs__fail(WGS_EINVAL, "wgs_device_open: device %s: expected '%s' or '%s:N' with N a "
+                                   "%s device index (wgsync devices lists them)", how,
+                       lines[i].prefix, lines[i].prefix, lines[i].name);
+    if (idx >= 0) {
+      *line = &lines[i];
+      *want = (wgs_device_select){-1, idx, NULL};
+      return WGS_OK;
+    }
+  }
+  *line = line_of(WGS_BACKEND_OPENCL);
+  if (name) {
+    int p = -1, d = -1, form = platform_device(name, &p, &d);
+    if (form < 0)
+      return wgs__fail(WGS_EINVAL, "wgs_device_open: device %s: expected P:D with two indices "
+                                   "from 0 (wgsync devices lists them), cuda[:N], vulkan[:N], null "
+                                   "or a name", how);
+    if (form > 0)
+      *want = (wgs_device_select){p, d, NULL};
+    else
+      want->name = name;
+  }
+  return WGS_OK;
+}
 
 int wgs_device_open(const wgs_device_select *sel, wgs_device_t **out)
 {
   WGS__REQUIRE(out);
   *out = NULL;
-  wgs_device_select want = {-1, -1, NULL};
-  if (sel)
-    want = *sel;
-  if (want.platform < -1 || want.device < -1)
-    return wgs__fail(WGS_EINVAL, "wgs_device_open: platform %d, device %d: expected indices from "
-                     "0, or -1 for any", want.platform, want.device);
-  int unset = want.platform < 0 && want.device < 0 && !want.name;
-  const char *name = want.name, *env = getenv("WGSYNC_DEVICE");
-  if (unset && env && *env)
-    name = env;
-  if (name && !strcmp(name, "null"))
-    return wgs__null_ops.open(&want, "'null'", out);
-  int ci = wgs__cuda_name(name), vi = wgs__backend_index(name, "vulkan");
-  if (ci == -2)
-    return wgs__fail(WGS_EINVAL, "wgs_device_open: device '%s': expected 'cuda' or 'cuda:N' with N "
-                     "a CUDA device ordinal", name);
-  if (vi == -2)
-    return wgs__fail(WGS_EINVAL, "wgs_device_open: device '%s': expected 'vulkan' or 'vulkan:N' "
-                     "with N a Vulkan device index (wgsync devices)", name);
-  if (vi >= 0) { /* the N-th Vulkan device wgsync can use */
-    if (!vulkan_backend())
-      return wgs__fail(WGS_EUNSUPPORTED, "wgs_device_open: '%s' is a Vulkan device, and this "
-                       "library was built without the Vulkan backend (it needs the Vulkan "
-                       "headers and glslangValidator at build time)", name);
-    char vhow[300];
-    snprintf(vhow, sizeof vhow, "%s'%s'", unset && env && *env ? "WGSYNC_DEVICE=" : "", name);
-    wgs_device_select vs = {-1, vi, NULL};
-    return vulkan_backend()->open(&vs, vhow, out);
-  }
-  const wgs__backend_ops *reg[8];
-  size_t nb = registry(reg), i = 0;
-  const wgs__backend_ops *want_ops = ci >= 0 ? cuda_backend() : opencl_backend(), *b = NULL;
-  for (i = 0; i < nb && !b; i++) /* (through the registry: it holds the strong reference) */
-    if (reg[i] == want_ops)
+  const backend_line *line = NULL;
+  wgs_device_select want;
+  char how[300];
+  int rc = parse_request(sel, &line, &want, how, sizeof how);
+  if (rc != WGS_OK)
+    return rc;
+  const wgs__backend_ops *reg[N_LINES + 1], *b = NULL;
+  size_t nb = registry(reg);
+  for (size_t i = 0; i < nb && !b; i++) /* (through the registry: it holds the strong reference) */
+    if (reg[i] == line->table)
       b = reg[i];
+  if (!b && !line->listed)
+    b = line->table;
   if (!b)
-    return wgs__fail(WGS_EUNSUPPORTED, "wgs_device_open: '%s' is %s device, and this program has no "
-                     "%s backend (link %s)", name ? name : "the default",
-                     ci >= 0 ? "a CUDA" : "an OpenCL", ci >= 0 ? "CUDA" : "OpenCL",
-                     ci >= 0 ? "wgsync_cuda, built when nvcc is found" : "wgsync");
-  char how[300] = "";
-  if (ci >= 0) { /* the CUDA backend opens ordinal sel->device */
-    snprintf(how, sizeof how, "%s'%s'", unset && env && *env ? "WGSYNC_DEVICE=" : "", name);
-    want.platform = -1;
-    want.device = ci;
-    want.name = NULL;
-  }
+    return wgs__fail(WGS_EUNSUPPORTED, "wgs_device_open: %s is a %s device, and this program has "
+                                       "no %s backend (%s)", how, line->name, line->name, line->absent);
   return b->open(&want, how, out);
+}
+
+int wgs_device_id(const wgs_device_info *in, char *out, size_t cap)
+{
+  WGS__REQUIRE(in);
+  WGS__REQUIRE(out);
+  const backend_line *line = line_of(in->backend);
+  if (!line)
+    return wgs__fail(WGS_EINVAL, "wgs_device_id: backend %d is none of wgsync.h's wgs_backend",
+                     (int)in->backend);
+  int n = line->prefix ? snprintf(out, cap, "%s:%d", line->prefix, in->device_index)
+                       : snprintf(out, cap, "%d:%d", in->platform_index, in->device_index);
+  if (n < 0 || (size_t)n >= cap)
+    return wgs__fail(WGS_EINVAL, "wgs_device_id: %zu bytes do not hold the id (%d and a NUL "
+                                 "needed)", cap, n);
+  return WGS_OK;
+}
+
+const char *wgs_backend_name(wgs_backend backend)
+{
+  const backend_line *line = line_of(backend);
+  return line ? line->name : "unknown";
 }
 
 void wgs_device_close(wgs_device_t *dev)

@@ -21,8 +21,9 @@ extern "C" {
 
 typedef struct wgs__backend_ops {
   const char *name; /* "opencl", "cuda" */
-  /* Opens the device sel names. OpenCL: sel as given to wgs_device_open (it reads WGSYNC_DEVICE
-   * when sel is unset); CUDA: sel->device is the ordinal, how names the request. */
+  /* Opens the device sel names, as src/device.c parsed the request (how: it in words, for
+   * messages). OpenCL: platform and device indices, or a name to look for, or neither (the
+   * default); the other backends: sel->device, their device index. */
   int (*open)(const wgs_device_select *sel, const char *how, wgs_device_t **out);
   /* Every device of the backend, up to cap, into infos; *count the number written. WGS_ENODEV
    * (with the reason) when the machine has none for this backend. */
@@ -156,10 +157,6 @@ int wgs__tool_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t
 int wgs__tool_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res);
 int wgs__tool_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
 
-/* "cuda" or "cuda:N": N (0 for "cuda"); -1 for any other name; -2 for "cuda:" and no index. */
-/* "prefix" or "prefix:N" (a device name): N, 0 for the bare prefix, -1 another name, -2 bad N. */
-int wgs__backend_index(const char *name, const char *prefix);
-int wgs__cuda_name(const char *name);
 
 #ifdef __cplusplus
 }

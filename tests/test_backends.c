@@ -40,7 +40,21 @@ static int t_info(wgs_device_t *dev, const wgs_device_info *in)
 #ifdef WGSYNC_HAVE_CUDA
   CHECK_EQ(wgs_cuda_device_ordinal(dev), cuda ? 0 : -1);
 #endif
-  printf("%s: %s, %u compute units\n", backend_name, in->name, in->compute_units);
+  /* the name wgs_device_id gives opens the same device, on its backend (one parse of names) */
+  char id[32];
+  CHECK_OK(wgs_device_id(in, id, sizeof id));
+  CHECK_STATUS(wgs_device_id(in, id, 3), WGS_EINVAL);
+  CHECK_OK(wgs_device_id(in, id, sizeof id));
+  wgs_device_select sel = {-1, -1, id};
+  wgs_device_t *again = NULL;
+  CHECK_OK(wgs_device_open(&sel, &again));
+  wgs_device_info in2;
+  CHECK_OK(wgs_device_get_info(again, &in2));
+  CHECK(in2.backend == in->backend && in2.platform_index == in->platform_index &&
+        in2.device_index == in->device_index && !strcmp(in2.name, in->name));
+  wgs_device_close(again);
+  printf("%s: %s (%s, %s), %u compute units\n", backend_name, in->name, id,
+         wgs_backend_name(in->backend), in->compute_units);
   return 0;
 }
 

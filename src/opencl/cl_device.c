@@ -3,7 +3,6 @@
  * cross-group ordering is built on each (the atomics layer of device/opencl/wgs_atomics.cl).
  */
 #include <ctype.h>
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,50 +281,11 @@ static int finish_open(wgs_device_t *dev)
   return WGS_OK;
 }
 
-/* "P:D": 1, both indices set; 0: not of that form (a name); -1: of that form, but an index is
- * negative or past int (which would mean "any", or wrap). */
-static int parse_indices(const char *s, int *p, int *d)
+int wgs__cl_open(const wgs_device_select *sel, const char *how, wgs_device_t **out)
 {
-  const char *c = strchr(s, ':');
-  if (!c || c == s || strspn(s, "-0123456789") != (size_t)(c - s) || !c[1] ||
-      strspn(c + 1, "-0123456789") != strlen(c + 1))
-    return 0;
-  char *e1, *e2;
-  errno = 0;
-  long a = strtol(s, &e1, 10), b = strtol(c + 1, &e2, 10);
-  if (errno || e1 != c || *e2 || a < 0 || b < 0 || a > INT_MAX || b > INT_MAX)
-    return -1;
-  *p = (int)a;
-  *d = (int)b;
-  return 1;
-}
-
-int wgs__cl_open(const wgs_device_select *sel, const char *how_given, wgs_device_t **out)
-{
-  (void)how_given; /* the OpenCL request reads WGSYNC_DEVICE itself, and names it below */
+  /* (src/device.c parsed the request: indices, a name to look for, or neither) */
   *out = NULL;
-  wgs_device_select want = {-1, -1, NULL};
-  if (sel)
-    want = *sel;
-  const char *how = "the default device";
-  char how_buf[300];
-  if (want.platform < 0 && want.device < 0 && !want.name) {
-    const char *env = getenv("WGSYNC_DEVICE");
-    if (env && *env) {
-      int form = parse_indices(env, &want.platform, &want.device);
-      if (form < 0)
-        return wgs__fail(WGS_EINVAL, "WGSYNC_DEVICE='%s': expected P:D with two indices from 0 "
-                                     "(wgsync devices lists them), cuda[:N], or a name", env);
-      if (form == 0)
-        want.name = env;
-      snprintf(how_buf, sizeof how_buf, "WGSYNC_DEVICE='%s'", env);
-      how = how_buf;
-    }
-  } else {
-    snprintf(how_buf, sizeof how_buf, "platform %d, device %d, name '%s'", want.platform,
-             want.device, want.name ? want.name : "(any)");
-    how = how_buf;
-  }
+  wgs_device_select want = *sel;
 
   found_device all[MAX_DEVICES];
   int n = 0, rc;
