@@ -266,36 +266,3 @@ int wgs_occupancy_max_local_mem(wgs_device_t *dev, size_t local_size, size_t *by
   WGS__REQUIRE(bytes);
   return wgs__head(dev)->ops->max_local_mem(dev, local_size, bytes);
 }
-
-int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
-{
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(res);
-  return wgs__tool_discover(dev, cfg, res);
-}
-
-int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
-                        void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
-{
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(bound);
-  return wgs__tool_bound(dev, cfg, limit, cb, user, bound);
-}
-
-int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
-{
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(res);
-  return wgs__tool_selftest(dev, cfg, res);
-}
-
-int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
-{
-  WGS__REQUIRE(dev);
-  WGS__REQUIRE(cfg);
-  WGS__REQUIRE(res);
-  return wgs__tool_latency(dev, cfg, res);
-}

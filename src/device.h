@@ -149,13 +149,6 @@ extern const struct wgs__backend_ops *const wgs__own_backend;
 extern const wgs__backend_ops wgs__opencl_ops;
 extern const wgs__backend_ops wgs__cuda_ops;
 
-/* The occupancy tools over a device's backend (src/tools.c): defaults ("zero means default"),
- * checks and searches written once for every backend. Arguments are not NULL. */
-int wgs__tool_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res);
-int wgs__tool_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
-                    void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound);
-int wgs__tool_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res);
-int wgs__tool_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res);
 
 
 #ifdef __cplusplus

@@ -137,23 +137,6 @@ int wgs__check_entries(const wgs__launch_record *lr, uint32_t participants, cons
 /* First start to last end of the participants' protocol stamps (4 words per group); -1. */
 double wgs__protocol_us(const uint32_t *t, uint32_t groups);
 
-/* Shared by the backends' tools (src/tools.c). */
-/* The occupancy bound: grow from start (doubling, up to limit) until probe says a barrier over
- * n groups deadlocked, then bisect; *bound is the largest n that completed. */
-int wgs__bound_search(uint32_t start, uint32_t limit, int (*probe)(void *ctx, uint32_t n, int *ok),
-                      void *ctx, void (*cb)(void *user, uint32_t groups, int ok), void *user,
-                      uint32_t *bound);
-/* The launch a tool makes for an occupancy or self-test configuration. */
-void wgs__occ_launch_config(const wgs_occupancy_config *c, uint32_t groups, wgs_discovery disc,
-                            wgs_launch_config *lc);
-void wgs__selftest_launch_config(const wgs_selftest_config *c, size_t local, uint32_t groups,
-                                 wgs_launch_config *lc);
-void wgs__latency_stats(double *per_barrier_us, uint32_t n, uint32_t groups, uint32_t rounds,
-                        wgs_latency_result *res);
-void wgs__latency_launch_config(const wgs_latency_config *c, uint32_t groups, wgs_launch_config *lc);
-/* Fills res from the self-test kernel's report words (8) and returns its status. */
-int wgs__selftest_report(const uint32_t *rep, uint32_t rounds, wgs_selftest_result *res);
-
 /* Sources embedded at build time (cmake/embed.cmake). */
 extern const char wgs__device_lib_source[];
 extern const char wgs__tools_source[];

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "device.h"
+#include "tools.h"
 #include "tuning.h"
 
 int wgs__bound_search(uint32_t start, uint32_t limit, int (*probe)(void *ctx, uint32_t n, int *ok),
@@ -228,4 +228,38 @@ void wgs__latency_launch_config(const wgs_latency_config *c, uint32_t groups, wg
   lc->barrier = c->barrier;
   lc->timeout_ms = wgs__tuning_get()->timeout_ms;
   lc->time_kernel = 1;
+}
+
+/* ---- the public tool calls (wgsync.h) ---- */
+int wgs_occupancy_discover(wgs_device_t *dev, const wgs_occupancy_config *cfg, wgs_launch_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  return wgs__tool_discover(dev, cfg, res);
+}
+
+int wgs_occupancy_bound(wgs_device_t *dev, const wgs_occupancy_config *cfg, uint32_t limit,
+                        void (*cb)(void *user, uint32_t groups, int ok), void *user, uint32_t *bound)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(bound);
+  return wgs__tool_bound(dev, cfg, limit, cb, user, bound);
+}
+
+int wgs_barrier_selftest(wgs_device_t *dev, const wgs_selftest_config *cfg, wgs_selftest_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  return wgs__tool_selftest(dev, cfg, res);
+}
+
+int wgs_barrier_latency(wgs_device_t *dev, const wgs_latency_config *cfg, wgs_latency_result *res)
+{
+  WGS__REQUIRE(dev);
+  WGS__REQUIRE(cfg);
+  WGS__REQUIRE(res);
+  return wgs__tool_latency(dev, cfg, res);
 }

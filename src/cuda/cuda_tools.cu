@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tools.h"
 #include "cuda_internal.h"
 
 extern "C" __global__ void wgs_cuda_micro_checked(unsigned *, unsigned, unsigned, unsigned *);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../tools.h"
 #include "cl_internal.h"
 
 static int micro_kernel(wgs_device_t *dev, int checked, wgs_kernel_t **k)

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../tools.h"
 #include "vk_internal.h"
 
 static double now_us(void)
