@@ -134,8 +134,18 @@ int main(int argc, char **argv)
     }
   }
   auto shapes_gt = env_pairs("WGS_SKEW_SHAPES", {{1056, 256}, {528, 256}, {132, 256}});
-  const char *forms[] = {"grid.sync()", "default", "32,16,1", "0/a1", "0/a0"};
-  const unsigned NF = sizeof forms / sizeof *forms, R = 7;
+  /* WGS_SKEW_FORMS="default;p32;...": wgsync's forms instead of these (grid.sync() is always
+   * first; a form is a shape bench_shape.h reads, as wgsync-bench-shards's WGS_BENCH_SHAPES) */
+  std::vector<std::string> forms = {"grid.sync()", "default", "32,16,1", "0/a1", "0/a0"};
+  if (const char *only = getenv("WGS_SKEW_FORMS")) {
+    forms.resize(1);
+    for (std::string rest = only; !rest.empty();) {
+      size_t semi = rest.find(';');
+      forms.push_back(rest.substr(0, semi));
+      rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+    }
+  }
+  const unsigned NF = (unsigned)forms.size(), R = 7;
   printf("wgsync grid barriers under skewed arrivals (counter design %d)  %s\ndevice %s, %s; SM clock "
          "%.0f cycles/us\n", WGS_COUNTER_VARIANT, date, in.name, in.driver_version, cyc_per_us);
   FILE *f = results_file("wgsync-bench-skew", out, "skew.csv");
@@ -154,8 +164,8 @@ int main(int argc, char **argv)
       unsigned cycles = (unsigned)(dns / 1e3 * cyc_per_us);
       unsigned rounds = dns >= 8000 ? 200 : 1000;
       for (unsigned with_or = 0; with_or < 2; with_or++) {
-        std::vector<double> v[NF];
-        int failed[NF] = {0};
+        std::vector<std::vector<double>> v(NF);
+        std::vector<int> failed(NF, 0);
         for (unsigned r = 0; r <= R; r++) {
           for (unsigned fi = 0; fi < NF; fi++) {
             if (failed[fi])
@@ -184,7 +194,7 @@ int main(int argc, char **argv)
               us = ms * 1e3;
             } else {
               if (bench_set_shape(forms[fi]) != WGS_OK) {
-                printf("%s: %s\n", forms[fi], wgs_last_error());
+                printf("%s: %s\n", forms[fi].c_str(), wgs_last_error());
                 failed[fi] = 1;
                 continue;
               }
@@ -202,7 +212,7 @@ int main(int argc, char **argv)
               int rc = wgs_cuda_launch(st, (const void *)skew_k<WgsForm>, a, 6, 0, 0, &c, &res);
               wgs__tuning_set(NULL);
               if (rc != WGS_OK) {
-                printf("%s at %ux%u: %s\n", forms[fi], G, T, wgs_last_error());
+                printf("%s at %ux%u: %s\n", forms[fi].c_str(), G, T, wgs_last_error());
                 failed[fi] = 1;
                 continue;
               }
@@ -217,11 +227,11 @@ int main(int argc, char **argv)
           if (v[fi].empty())
             continue;
           stat3 s = stats(v[fi]);
-          fprintf(f, "\"%s\",%s,%u,%u,%.1f,%u,%.4f,%.4f,%.4f,%.4f\n", fi ? forms[fi] : "grid.sync()",
+          fprintf(f, "\"%s\",%s,%u,%u,%.1f,%u,%.4f,%.4f,%.4f,%.4f\n", fi ? forms[fi].c_str() : "grid.sync()",
                   with_or ? "or" : "none", G, T, dns / 1e3, rounds, s.med, s.lo, s.hi,
                   v[0].empty() ? 0.0 : s.med - cg_med);
           printf("%5ux%-4u delay <= %5.1f us %-4s %-12s %9.3f us/round (%+.3f against grid.sync())\n",
-                 G, T, dns / 1e3, with_or ? "or" : "", fi ? forms[fi] : "grid.sync()", s.med,
+                 G, T, dns / 1e3, with_or ? "or" : "", fi ? forms[fi].c_str() : "grid.sync()", s.med,
                  s.med - cg_med);
         }
       }

@@ -78,10 +78,18 @@ env_pairs(const char *name, std::vector<std::pair<unsigned, unsigned>> fallback)
     return fallback;
   std::vector<std::pair<unsigned, unsigned>> v;
   unsigned a, b;
-  for (const char *p = s + strspn(s, " "); *p && sscanf(p, "%ux%u", &a, &b) == 2;) {
+  int len = 0;
+  for (const char *p = s + strspn(s, " "); *p; p += strspn(p, " ")) {
+    if (sscanf(p, "%ux%u%n", &a, &b, &len) != 2 || (p[len] && p[len] != ' ')) {
+      fprintf(stderr, "%s='%s': '%s' is not GROUPSxTHREADS (pairs separated by spaces)\n", name, s, p);
+      exit(2);
+    }
     v.push_back({a, b});
-    p += strcspn(p, " "); /* past this pair and the spaces after it */
-    p += strspn(p, " ");
+    p += len;
+  }
+  if (v.empty()) {
+    fprintf(stderr, "%s='%s': expected GROUPSxTHREADS pairs separated by spaces\n", name, s);
+    exit(2);
   }
   return v;
 }
