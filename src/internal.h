@@ -27,7 +27,9 @@ int wgs__spirv_check_structure(const uint32_t *words, size_t n_words);
 #define WGS_SPIRV_PUSH_MAX 32
 typedef struct {
   int known;          /* 0: not reflected (several entry points before SPIR-V 1.4): no checks */
-  uint32_t bindings;  /* bit b: a buffer at descriptor set 0, binding b */
+  uint32_t bindings;  /* bit b: a storage buffer at descriptor set 0, binding b */
+  uint32_t others;    /* bit b: another resource there (wgsync binds storage buffers only) */
+  uint8_t other_kind[32]; /* 1: a uniform buffer; 2: an image, sampler or other */
   unsigned n_push;    /* the push-constant block's members */
   struct {
     uint32_t offset;  /* its Offset decoration (UINT32_MAX: none) */

@@ -862,7 +862,31 @@ static int t_args(wgs_device_t *dev, const wgs_device_info *in)
     return WGS_SKIP;
   }
   /* SPIR-V 1.5 (its entry point lists every global it uses) and 1.3 (only inputs and outputs) */
-  return args_of(dev, "count_0.spv") || args_of(dev, "count_13.spv");
+  if (args_of(dev, "count_0.spv") || args_of(dev, "count_13.spv"))
+    return 1;
+  /* a uniform buffer at binding 2 (tests/kernels/ubo.comp): wgsync binds storage buffers only */
+  wgs_program_t *prog = NULL;
+  wgs_kernel_t *k = NULL;
+  wgs_buffer_t *buf = NULL;
+  wgs_state_t *st = NULL;
+  CHECK_OK(vulkan_module(dev, "ubo_0.spv", "", &prog, &k));
+  CHECK_OK(wgs_buffer_create(dev, 16, &buf));
+  CHECK_OK(wgs_state_create(dev, wgs_default_groups(dev, 64), &st));
+  CHECK_STATUS(wgs_kernel_set_arg_buffer(k, 2, buf), WGS_EINVAL);
+  printf("ubo_0.spv: %s\n", wgs_last_error());
+  CHECK(strstr(wgs_last_error(), "a uniform buffer at set 0, binding 2") != NULL);
+  CHECK_OK(wgs_kernel_set_arg_buffer(k, 1, buf));
+  wgs_launch_config cfg;
+  wgs_launch_config_init(&cfg);
+  cfg.local_size = 64;
+  CHECK_STATUS(wgs_launch(st, k, &cfg, NULL), WGS_EINVAL);
+  printf("ubo_0.spv: %s\n", wgs_last_error());
+  CHECK(strstr(wgs_last_error(), "a uniform buffer at set 0, binding 2") != NULL);
+  wgs_state_release(st);
+  wgs_buffer_release(buf);
+  wgs_kernel_release(k);
+  wgs_program_release(prog);
+  return 0;
 }
 
 /* The tools' kernels on every backend that runs code: each one's resources as the driver says

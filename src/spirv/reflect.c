@@ -11,7 +11,7 @@
  *
  * The instructions read (the SPIR-V specification, 3.42 "Instructions"): OpEntryPoint (15),
  * OpDecorate (71: DescriptorSet 34, Binding 33, SpecId 1), OpMemberDecorate (72: Offset 35),
- * OpTypeInt (21), OpTypeFloat (22), OpTypeVector (23), OpTypeStruct (30), OpTypePointer (32), OpVariable (59;
+ * OpTypeInt (21), OpTypeFloat (22), OpTypeVector (23), OpTypeStruct (30; Block 2 and BufferBlock 3), OpTypePointer (32), OpVariable (59;
  * storage classes StorageBuffer 12, Uniform 2, PushConstant 9).
  */
 #include <stdlib.h>
@@ -21,13 +21,15 @@
 
 enum { OP_ENTRY = 15, OP_INT = 21, OP_FLOAT = 22, OP_VECTOR = 23, OP_STRUCT = 30, OP_POINTER = 32, OP_VARIABLE = 59,
        OP_DECORATE = 71, OP_MEMBER_DECORATE = 72 };
-enum { DEC_SPEC_ID = 1, DEC_BINDING = 33, DEC_SET = 34, DEC_OFFSET = 35 };
+enum { DEC_SPEC_ID = 1, DEC_BLOCK = 2, DEC_BUFFER_BLOCK = 3, DEC_BINDING = 33, DEC_SET = 34,
+       DEC_OFFSET = 35 };
 enum { SC_UNIFORM = 2, SC_PUSH = 9, SC_STORAGE = 12 };
 
 typedef struct {
   uint32_t binding, set, type; /* binding/set + 1 when decorated; a pointer's pointee */
   uint8_t kind;                /* 1 int/float, 2 struct, 3 pointer, 4 variable */
   uint8_t bytes;               /* a scalar's or a vector's size */
+  uint8_t block;               /* a struct decorated Block (1) or BufferBlock (2) */
   uint32_t sc;                 /* a pointer's or variable's storage class */
   uint32_t members, first;     /* a struct's member count, and its first member type's word */
 } entity;
@@ -59,12 +61,14 @@ int wgs__spirv_reflect(const uint32_t *w, size_t n, const char *entry, wgs__spir
         iface = in + 3 + (len + 4) / 4;
         n_iface = wc - (size_t)(iface - in);
       }
-    } else if (op == OP_DECORATE && wc >= 4 && in[1] < bound) {
-      if (in[2] == DEC_BINDING)
+    } else if (op == OP_DECORATE && wc >= 3 && in[1] < bound) {
+      if (in[2] == DEC_BLOCK || in[2] == DEC_BUFFER_BLOCK)
+        e[in[1]].block = in[2] == DEC_BLOCK ? 1 : 2;
+      else if (wc >= 4 && in[2] == DEC_BINDING)
         e[in[1]].binding = in[3] + 1;
-      else if (in[2] == DEC_SET)
+      else if (wc >= 4 && in[2] == DEC_SET)
         e[in[1]].set = in[3] + 1;
-      else if (in[2] == DEC_SPEC_ID && in[3] == 1)
+      else if (wc >= 4 && in[2] == DEC_SPEC_ID && in[3] == 1)
         out->shared_arg = 1;
     } else if ((op == OP_INT || op == OP_FLOAT) && wc >= 3 && in[1] < bound) {
       e[in[1]].kind = 1;
@@ -104,12 +108,20 @@ int wgs__spirv_reflect(const uint32_t *w, size_t n, const char *entry, wgs__spir
   for (uint32_t id = 1; known && id < bound && rc == WGS_OK; id++) {
     if (!used[id] || e[id].kind != 4)
       continue;
-    if ((e[id].sc == SC_STORAGE || e[id].sc == SC_UNIFORM) && e[id].binding && e[id].set == 1) {
-      if (e[id].binding - 1 >= 32)
-        rc = wgs__fail(WGS_ELIMIT, "entry point '%s': a buffer at binding %u (wgsync binds buffer "
-                                   "arguments at bindings 0 to 31)", entry, e[id].binding - 1);
-      else
-        out->bindings |= 1u << (e[id].binding - 1);
+    if (e[id].binding && e[id].set == 1) { /* a resource of descriptor set 0 */
+      uint32_t b = e[id].binding - 1, ptr = e[id].type;
+      uint32_t st = ptr < bound && e[ptr].kind == 3 && e[ptr].type < bound ? e[ptr].type : 0;
+      /* a storage buffer: StorageBuffer, or Uniform with BufferBlock (SPIR-V before 1.3) */
+      int storage = e[id].sc == SC_STORAGE || (e[id].sc == SC_UNIFORM && e[st].block == 2);
+      if (b >= 32) {
+        rc = wgs__fail(WGS_ELIMIT, "entry point '%s': a resource at binding %u (wgsync binds buffer "
+                                   "arguments at bindings 0 to 31)", entry, b);
+      } else if (storage) {
+        out->bindings |= 1u << b;
+      } else {
+        out->others |= 1u << b; /* wgsync binds storage buffers only */
+        out->other_kind[b] = e[id].sc == SC_UNIFORM ? 1 : 2;
+      }
     } else if (e[id].sc == SC_PUSH) {
       uint32_t ptr = e[id].type, st = ptr < bound && e[ptr].kind == 3 ? e[ptr].type : 0;
       if (st >= bound || e[st].kind != 2)

@@ -90,6 +90,11 @@ static int pipeline(wgs__vk_kernel *k, size_t local, unsigned state_arg, unsigne
   char have[256] = "";
   if (want) {
     wgs__vk_args_text(k, have, sizeof have);
+    for (unsigned b = 0; b < 32; b++)
+      if (want->others >> b & 1u)
+        return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' has %s at set 0, binding %u, where "
+                                     "wgsync binds storage buffers only (%s)", entry,
+                         wgs__vk_other_name(k, b), b, have);
     if (!(want->bindings >> state_arg & 1u))
       return wgs__fail(WGS_EINVAL, "wgs_launch: state_arg %u, but kernel '%s' has no buffer at set "
                                    "0, binding %u for the state (%s; wgsync.glsl declares it at "

@@ -368,11 +368,18 @@ void wgs__vk_kernel_release(wgs_kernel_t *pk)
 unsigned wgs__vk_arg_count(const wgs__vk_kernel *k)
 {
   const wgs__spirv_args *a = &k->want;
-  unsigned n = (unsigned)__builtin_popcount(a->bindings) + a->n_push + (unsigned)a->shared_arg;
+  uint32_t all = a->bindings | a->others;
+  unsigned n = (unsigned)__builtin_popcount(all) + a->n_push + (unsigned)a->shared_arg;
   for (unsigned b = 0; b < 32; b++)
-    if ((a->bindings >> b & 1u) && b + 1 > n)
+    if ((all >> b & 1u) && b + 1 > n)
       n = b + 1;
   return n;
+}
+
+/* What the shader has at binding b where it is no storage buffer. */
+const char *wgs__vk_other_name(const wgs__vk_kernel *k, unsigned b)
+{
+  return k->want.other_kind[b] == 1 ? "a uniform buffer" : "an image, sampler or other resource";
 }
 
 /* "bindings 0, 1; 2 push-constant values; shared memory" */
@@ -387,6 +394,9 @@ void wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap)
   if (used < cap)
     used += (size_t)snprintf(out + used, cap - used, "%s%u push-constant value%s", used ? "; " : "",
                              a->n_push, a->n_push == 1 ? "" : "s");
+  for (unsigned b = 0; b < 32 && used < cap; b++)
+    if (a->others >> b & 1u)
+      used += (size_t)snprintf(out + used, cap - used, "; %s at binding %u", wgs__vk_other_name(k, b), b);
   if (a->shared_arg && used < cap)
     snprintf(out + used, cap - used, "; shared memory (specialisation constant 1), if asked for");
 }
@@ -405,6 +415,10 @@ static int arg_index_check(const wgs__vk_kernel *k, unsigned index, int buffer, 
   if (index >= n)
     return wgs__fail(WGS_EINVAL, "%s: argument %u, but kernel '%s' takes %u argument%s (%s)", fn,
                      index, entry, n, n == 1 ? "" : "s", have);
+  if (k->want.others >> index & 1u)
+    return wgs__fail(WGS_EINVAL, "%s: argument %u: kernel '%s' has %s at set 0, binding %u, where "
+                                 "wgsync binds storage buffers only (%s)", fn, index, entry,
+                     wgs__vk_other_name(k, index), index, have);
   if (buffer && !is_binding)
     return wgs__fail(WGS_EINVAL, "%s: argument %u is a buffer, but kernel '%s' has no buffer at "
                                  "set 0, binding %u (%s): argument i is the buffer at binding i",
