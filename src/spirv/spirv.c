@@ -527,11 +527,13 @@ int wgs_spirv_lower(const uint32_t *words, size_t n_words, uint32_t **out, size_
           if (m.is_const[c] && m.value[c] == want)
             id = c;
         if (!id) {
-          if (n_new == 64 || !m.uint_type) {
+          if (n_new == 64 || !m.uint_type || bound >= MAX_BOUND) {
             free(wait_sem);
             module_free(&m);
             return wgs__fail(WGS_EVALIDATION, "cannot lower: %s",
-                             m.uint_type ? "too many distinct semantics" : "no OpTypeInt 32 0 to type a new constant");
+                             !m.uint_type ? "no OpTypeInt 32 0 to type a new constant"
+                             : n_new == 64 ? "too many distinct semantics"
+                                           : "the id bound is at its limit, no room for a new constant");
           }
           new_vals[n_new] = want;
           id = new_ids[n_new++] = bound++;

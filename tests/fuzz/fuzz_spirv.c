@@ -1,12 +1,15 @@
 /*
- * libFuzzer target: the SPIR-V split-barrier validator and lowerer (src/spirv/spirv.c). The input
- * is a module's words. Validation must read or refuse any input; a module it accepts with no
- * issues must lower, and the lowered module must validate cleanly and use no split barrier.
+ * libFuzzer target: the SPIR-V split-barrier validator and lowerer (src/spirv/spirv.c), and the
+ * structure check and argument reflection the Vulkan backend runs on every module
+ * (src/spirv/reflect.c). The input is a module's words. Validation must read or refuse any
+ * input; a module it accepts with no issues must lower, and the lowered module must validate
+ * cleanly and use no split barrier; a module of sound structure must reflect within bounds.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* wgs__spirv_check_structure, wgs__spirv_reflect */
 #include "wgsync.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -32,6 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort(); /* a split barrier survived the lowering */
       wgs_spirv_free(out);
     }
+  }
+  if (wgs__spirv_check_structure(words, n) == WGS_OK) {
+    wgs__spirv_args a;
+    if (wgs__spirv_reflect(words, n, "main", &a) == WGS_OK && a.n_push > WGS_SPIRV_PUSH_MAX)
+      abort(); /* more push-constant members than it holds */
   }
   free(words);
   return 0;

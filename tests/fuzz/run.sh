@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Coverage-guided fuzzing of one target (graph: the graph readers; spirv: the SPIR-V validator
-# and lowerer; cli: the wgsync command's option parsing) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for
+# Coverage-guided fuzzing of one target (graph: the graph readers; spirv: the SPIR-V validator,
+# lowerer, structure check and argument reflection; cli: the wgsync command's option parsing) with libFuzzer under AddressSanitizer and UndefinedBehaviorSanitizer, for
 # FUZZ_SECONDS (default 20) from the seeds in tests/fuzz/seeds, after replaying every input in
 # tests/fuzz/crashes/TARGET (inputs that once failed: regression tests). A failure leaves the
 # input in the work folder, named crash-* or timeout-*: copy it into crashes/TARGET with the fix.
@@ -28,7 +28,7 @@ case $target in
       { printf "$b"; cat "$root/tests/fuzz/seeds/$f"; } > "$work/corpus-$target/seed-$f"
     done ;;
   spirv)
-    srcs=("$root/tests/fuzz/fuzz_spirv.c" "$root/src/spirv/spirv.c" "$root/src/status.c")
+    srcs=("$root/tests/fuzz/fuzz_spirv.c" "$root/src/spirv/spirv.c" "$root/src/spirv/reflect.c" "$root/src/status.c")
     if command -v spirv-as >/dev/null; then
       spirv-as --target-env spv1.0 "$root/tests/fuzz/seeds/split.spvasm" -o "$work/corpus-$target/seed-split.spv"
     fi ;;
