@@ -30,7 +30,7 @@
 
 #include "layer_internal.h"
 #include "wgs_layout.h"
-#include "../src/opencl/cl_internal.h"
+#include "../src/opencl/cl_layer.h"
 
 #define CACHE 8
 
