@@ -45,6 +45,9 @@ typedef struct {
 } cli_target;
 int cli_target_open(const wgs_device_select *sel, cli_target *t);
 void cli_target_close(cli_target *t);
+/* Why the graph applications cannot run on t's device (they have OpenCL C and CUDA kernels
+ * only), or NULL where they can. */
+const char *cli_apps_missing(const cli_target *t);
 
 /* JSON writer: enough for flat objects and arrays, strings escaped. */
 typedef struct {

@@ -78,10 +78,9 @@ int cmd_app(const cli_opts *o, cli_target *t)
             o->app_name ? "' is not an application" : "");
     return 2;
   }
-  if (t->info.backend == WGS_BACKEND_VULKAN || t->info.backend == WGS_BACKEND_NULL) {
-    fprintf(stderr, "wgsync app: the graph applications have OpenCL C and CUDA kernels, none for "
-                    "%s devices: run them on an OpenCL or CUDA device (wgsync devices lists them)\n",
-            t->info.backend == WGS_BACKEND_VULKAN ? "Vulkan" : "the null backend's");
+  if (cli_apps_missing(t)) {
+    fprintf(stderr, "wgsync app: %s: run them on an OpenCL or CUDA device (wgsync devices lists "
+                    "them)\n", cli_apps_missing(t));
     return 2;
   }
   app_form forms[APP_FORM_COUNT];

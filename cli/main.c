@@ -76,16 +76,15 @@ int main(int argc, char **argv)
     if (!status) {
       printf("\n");
       /* lavapipe ends a shader invocation's loops after 65,535 iterations, waits included: with
-       * more workers than free cores a waiting group spends them fast, and 1000 barriers were
-       * cut near the end at 4 workers on 2 busy cores; 200 fit (--rounds asks for more) */
+       * more workers than free cores a waiting group spends them fast enough that 1000 barriers
+       * may not fit; 200 do (--rounds asks for more) */
       if (tgt.info.backend == WGS_BACKEND_VULKAN && tgt.info.is_cpu && !o.rounds_set)
         d.rounds = 200;
       status = cmd_barrier(&d, dev);
     }
-    if (!status && (tgt.info.backend == WGS_BACKEND_VULKAN || tgt.info.backend == WGS_BACKEND_NULL)) {
-      printf("\napp      skipped: the graph applications have OpenCL C and CUDA kernels, none "
-             "for %s devices (wgsync app runs them on an OpenCL or CUDA device)\n",
-             tgt.info.backend == WGS_BACKEND_VULKAN ? "Vulkan" : "the null backend's");
+    if (!status && cli_apps_missing(&tgt)) {
+      printf("\napp      skipped: %s (wgsync app runs them on an OpenCL or CUDA device)\n",
+             cli_apps_missing(&tgt));
     } else if (!status) { /* the point of it all: one application as a host loop and as one kernel */
       printf("\n");
       d.app_name = "bfs";

@@ -31,3 +31,13 @@ void cli_target_close(cli_target *t)
   wgs_device_close(t->dev);
   t->dev = NULL;
 }
+
+const char *cli_apps_missing(const cli_target *t)
+{
+  if (t->info.backend == WGS_BACKEND_VULKAN)
+    return "the graph applications have OpenCL C and CUDA kernels, none for Vulkan devices";
+  if (t->info.backend == WGS_BACKEND_NULL)
+    return "the graph applications have OpenCL C and CUDA kernels, none for the null backend's "
+           "devices";
+  return NULL;
+}

@@ -658,9 +658,6 @@ static int t_split_wg(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
-/* The one launch API on every backend: a state, a kernel handle (an OpenCL program's kernel, a
- * CUDA kernel wrapped), a buffer, arguments by index, a synchronous launch and two asynchronous
- * ones with their result; the kernel's count must be participants x rounds. */
 /* Grid reductions on a Vulkan device: tests/kernels/reduce.comp (portable_reduce's checks),
  * checked and not, at local sizes 8 and 40, 20 rounds (lavapipe's loop budget: the waits of
  * 200 barrier instances); a second launch gives the float sum the same bits. OpenCL and CUDA run
@@ -718,6 +715,9 @@ static int t_reduce(wgs_device_t *dev, const wgs_device_info *in)
   return 0;
 }
 
+/* The one launch API on every backend: a state, a kernel handle (an OpenCL program's kernel, a
+ * CUDA kernel wrapped), a buffer, arguments by index, a synchronous launch and two asynchronous
+ * ones with their result; the kernel's count must be participants x rounds. */
 static int t_launch(wgs_device_t *dev, const wgs_device_info *in)
 {
   wgs_program_t *prog = NULL;

@@ -97,15 +97,8 @@ int main(int argc, char **argv)
    * count; "default": the library's),
    * and after a '/' "aN" its atom_min=N: "0/a0" polls one count after release adds at every
    * count, "0/a1" after acq_rel adds. WGS_BENCH_SHAPES="a;b;..." measures only those shapes. */
-  std::vector<std::string> shapes = {"default", "p32", "p16", "0/a0", "0/a1", "8,8,1", "16,16,1", "16,32,1", "32,16,1", "32,32,1"};
-  if (const char *only = getenv("WGS_BENCH_SHAPES")) {
-    shapes.clear();
-    for (std::string rest = only; !rest.empty();) {
-      size_t semi = rest.find(';');
-      shapes.push_back(rest.substr(0, semi));
-      rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
-    }
-  }
+  std::vector<std::string> shapes = env_list("WGS_BENCH_SHAPES", {"default", "p32", "p16", "0/a0", "0/a1", "8,8,1",
+                                                                 "16,16,1", "16,32,1", "32,16,1", "32,32,1"});
   for (auto &s : settings) {
     unsigned G = s[0], T = s[1];
     int per = 0, per_mp = 0;

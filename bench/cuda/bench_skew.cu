@@ -136,15 +136,9 @@ int main(int argc, char **argv)
   auto shapes_gt = env_pairs("WGS_SKEW_SHAPES", {{1056, 256}, {528, 256}, {132, 256}});
   /* WGS_SKEW_FORMS="default;p32;...": wgsync's forms instead of these (grid.sync() is always
    * first; a form is a shape bench_shape.h reads, as wgsync-bench-shards's WGS_BENCH_SHAPES) */
-  std::vector<std::string> forms = {"grid.sync()", "default", "32,16,1", "0/a1", "0/a0"};
-  if (const char *only = getenv("WGS_SKEW_FORMS")) {
-    forms.resize(1);
-    for (std::string rest = only; !rest.empty();) {
-      size_t semi = rest.find(';');
-      forms.push_back(rest.substr(0, semi));
-      rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
-    }
-  }
+  std::vector<std::string> forms = {"grid.sync()"};
+  for (const std::string &f : env_list("WGS_SKEW_FORMS", {"default", "32,16,1", "0/a1", "0/a0"}))
+    forms.push_back(f);
   const unsigned NF = (unsigned)forms.size(), R = 7;
   printf("wgsync grid barriers under skewed arrivals (counter design %d)  %s\ndevice %s, %s; SM clock "
          "%.0f cycles/us\n", WGS_COUNTER_VARIANT, date, in.name, in.driver_version, cyc_per_us);

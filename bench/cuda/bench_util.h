@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -67,6 +68,21 @@ static inline FILE *results_file(const char *tool, const char *dir, const char *
     exit(2);
   }
   return f;
+}
+
+/* Items "a;b;..." from the environment variable `name` (shapes, forms), or `fallback`. */
+static inline std::vector<std::string> env_list(const char *name, std::vector<std::string> fallback)
+{
+  const char *s = getenv(name);
+  if (!s)
+    return fallback;
+  std::vector<std::string> v;
+  for (std::string rest = s; !rest.empty();) {
+    size_t semi = rest.find(';');
+    v.push_back(rest.substr(0, semi));
+    rest = semi == std::string::npos ? "" : rest.substr(semi + 1);
+  }
+  return v;
 }
 
 /* Pairs "AxB AxB ..." from the environment variable `name` (shapes, sizes), or `fallback`. */

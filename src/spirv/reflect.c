@@ -10,17 +10,18 @@
  * package, and a vendored copy would be 6,000 lines in every static consumer for them.
  *
  * The instructions read (the SPIR-V specification, 3.42 "Instructions"): OpEntryPoint (15),
- * OpDecorate (71: DescriptorSet 34, Binding 33, SpecId 1), OpMemberDecorate (72: Offset 35),
- * OpTypeInt (21), OpTypeFloat (22), OpTypeVector (23), OpTypeStruct (30; Block 2 and BufferBlock 3), OpTypePointer (32), OpVariable (59;
- * storage classes StorageBuffer 12, Uniform 2, PushConstant 9).
+ * OpDecorate (71: DescriptorSet 34, Binding 33, SpecId 1, Block 2, BufferBlock 3),
+ * OpMemberDecorate (72: Offset 35), OpTypeInt (21), OpTypeFloat (22), OpTypeVector (23),
+ * OpTypeStruct (30), OpTypePointer (32), OpVariable (59; storage classes StorageBuffer 12,
+ * Uniform 2, PushConstant 9).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "../internal.h"
 
-enum { OP_ENTRY = 15, OP_INT = 21, OP_FLOAT = 22, OP_VECTOR = 23, OP_STRUCT = 30, OP_POINTER = 32, OP_VARIABLE = 59,
-       OP_DECORATE = 71, OP_MEMBER_DECORATE = 72 };
+enum { OP_ENTRY = 15, OP_INT = 21, OP_FLOAT = 22, OP_VECTOR = 23, OP_STRUCT = 30, OP_POINTER = 32,
+       OP_VARIABLE = 59, OP_DECORATE = 71, OP_MEMBER_DECORATE = 72 };
 enum { DEC_SPEC_ID = 1, DEC_BLOCK = 2, DEC_BUFFER_BLOCK = 3, DEC_BINDING = 33, DEC_SET = 34,
        DEC_OFFSET = 35 };
 enum { SC_UNIFORM = 2, SC_PUSH = 9, SC_STORAGE = 12 };

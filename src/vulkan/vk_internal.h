@@ -171,7 +171,7 @@ void wgs__vk_state_release(wgs_state_t *st);
 int wgs__vk_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
 /* The arguments kernel k's shader takes (k->want), as a count and as text for messages. */
 unsigned wgs__vk_arg_count(const wgs__vk_kernel *k);
-void wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap);
+const char *wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap);
 const char *wgs__vk_other_name(const wgs__vk_kernel *k, unsigned binding);
 int wgs__vk_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us);
 int wgs__vk_clear_error(wgs_state_t *st);

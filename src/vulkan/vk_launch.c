@@ -87,18 +87,18 @@ static int pipeline(wgs__vk_kernel *k, size_t local, unsigned state_arg, unsigne
   unsigned push = 0, values = 0, n = k->nargs;
   const wgs__spirv_args *want = k->want.known ? &k->want : NULL;
   const char *entry = k->prog->m[k->module].name;
-  char have[256] = "";
+  char have[256] = ""; /* the shader's arguments in words, made only for a message */
   if (want) {
-    wgs__vk_args_text(k, have, sizeof have);
     for (unsigned b = 0; b < 32; b++)
       if (want->others >> b & 1u)
         return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' has %s at set 0, binding %u, where "
                                      "wgsync binds storage buffers only (%s)", entry,
-                         wgs__vk_other_name(k, b), b, have);
+                         wgs__vk_other_name(k, b), b, wgs__vk_args_text(k, have, sizeof have));
     if (!(want->bindings >> state_arg & 1u))
       return wgs__fail(WGS_EINVAL, "wgs_launch: state_arg %u, but kernel '%s' has no buffer at set "
                                    "0, binding %u for the state (%s; wgsync.glsl declares it at "
-                                   "WGS_STATE_BINDING)", state_arg, entry, state_arg, have);
+                                   "WGS_STATE_BINDING)", state_arg, entry, state_arg,
+                       wgs__vk_args_text(k, have, sizeof have));
     n = wgs__vk_arg_count(k); /* (set_arg refused every index past it) */
   }
   for (unsigned i = 0; i < n; i++) {
@@ -109,7 +109,8 @@ static int pipeline(wgs__vk_kernel *k, size_t local, unsigned state_arg, unsigne
     if (k->arg[i].kind == 0)
       return wgs__fail(WGS_EINVAL, "wgs_launch: kernel '%s' argument %u was never set "
                                    "(wgs_kernel_set_arg[_buffer]; argument %u is the state)%s%s",
-                       entry, i, state_arg, want ? "; it takes " : "", have);
+                       entry, i, state_arg, want ? "; it takes " : "",
+                       want ? wgs__vk_args_text(k, have, sizeof have) : "");
     if (k->arg[i].kind == 1)
       bindings |= 1u << i;
     if (k->arg[i].kind == 2) {
@@ -139,7 +140,8 @@ static int pipeline(wgs__vk_kernel *k, size_t local, unsigned state_arg, unsigne
                                  "push-constant member %u (%u bytes at offset %u); the kernel reads "
                                  "%u push-constant value%s, %u %s set (%s)", entry, i, seen,
                      want->push[seen].bytes, want->push[seen].offset, want->n_push,
-                     want->n_push == 1 ? "" : "s", values, values == 1 ? "was" : "were", have);
+                     want->n_push == 1 ? "" : "s", values, values == 1 ? "was" : "were",
+                     wgs__vk_args_text(k, have, sizeof have));
   }
   if (push > 128)
     return wgs__fail(WGS_ELIMIT, "wgs_launch: %u bytes of push constants (the kernel's value "

@@ -382,8 +382,9 @@ const char *wgs__vk_other_name(const wgs__vk_kernel *k, unsigned b)
   return k->want.other_kind[b] == 1 ? "a uniform buffer" : "an image, sampler or other resource";
 }
 
-/* "bindings 0, 1; 2 push-constant values; shared memory" */
-void wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap)
+/* "bindings 0, 1; 2 push-constant values; shared memory", into out (returned): for messages,
+ * so made only where one is written */
+const char *wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap)
 {
   const wgs__spirv_args *a = &k->want;
   size_t used = 0;
@@ -399,6 +400,7 @@ void wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap)
       used += (size_t)snprintf(out + used, cap - used, "; %s at binding %u", wgs__vk_other_name(k, b), b);
   if (a->shared_arg && used < cap)
     snprintf(out + used, cap - used, "; shared memory (specialisation constant 1), if asked for");
+  return out;
 }
 
 static int arg_index_check(const wgs__vk_kernel *k, unsigned index, int buffer, const char *fn)
@@ -409,23 +411,23 @@ static int arg_index_check(const wgs__vk_kernel *k, unsigned index, int buffer, 
   if (!k->want.known)
     return WGS_OK;
   const char *entry = k->prog->m[k->module].name;
-  char have[256];
-  wgs__vk_args_text(k, have, sizeof have);
+  char have[256]; /* the shader's arguments in words, made only for a message */
   unsigned n = wgs__vk_arg_count(k), is_binding = k->want.bindings >> index & 1u;
   if (index >= n)
     return wgs__fail(WGS_EINVAL, "%s: argument %u, but kernel '%s' takes %u argument%s (%s)", fn,
-                     index, entry, n, n == 1 ? "" : "s", have);
+                     index, entry, n, n == 1 ? "" : "s", wgs__vk_args_text(k, have, sizeof have));
   if (k->want.others >> index & 1u)
     return wgs__fail(WGS_EINVAL, "%s: argument %u: kernel '%s' has %s at set 0, binding %u, where "
                                  "wgsync binds storage buffers only (%s)", fn, index, entry,
-                     wgs__vk_other_name(k, index), index, have);
+                     wgs__vk_other_name(k, index), index, wgs__vk_args_text(k, have, sizeof have));
   if (buffer && !is_binding)
     return wgs__fail(WGS_EINVAL, "%s: argument %u is a buffer, but kernel '%s' has no buffer at "
                                  "set 0, binding %u (%s): argument i is the buffer at binding i",
-                     fn, index, entry, index, have);
+                     fn, index, entry, index, wgs__vk_args_text(k, have, sizeof have));
   if (!buffer && is_binding)
     return wgs__fail(WGS_EINVAL, "%s: argument %u of kernel '%s' is its buffer at binding %u: set "
-                                 "it with wgs_kernel_set_arg_buffer (%s)", fn, index, entry, index, have);
+                                 "it with wgs_kernel_set_arg_buffer (%s)", fn, index, entry, index,
+                     wgs__vk_args_text(k, have, sizeof have));
   return WGS_OK;
 }
 
