@@ -3,7 +3,8 @@
  * set through the library's private tuning hook (src/tuning.h): "default" (the library's choice
  * for the group count), "pR" (published on R replicas at every count), or the tuning's shards
  * "S,R[,MIN]" ("0": one count), optionally followed by "/aN", its atom_min=N ("0/a0": one
- * count after release adds at every count, "0/a1" after acq_rel adds), none of them published.
+ * count after release adds at every count, "0/a1" after acq_rel adds), none of them published;
+ * or tuning text ("adapt=0": the default without the adaptive shape), over the defaults.
  * Returns WGS_OK once set; wgs__tuning_set(NULL) restores the defaults.
  */
 #ifndef WGS_BENCH_SHAPE_H
@@ -18,7 +19,9 @@ static inline int bench_set_shape(const std::string &shape)
 {
   size_t slash = shape.find('/');
   std::string shards = shape.substr(0, slash), spec;
-  if (shape.compare(0, 1, "p") == 0)
+  if (shape.find('=') != std::string::npos)
+    spec = shape, slash = std::string::npos;
+  else if (shape.compare(0, 1, "p") == 0)
     spec = "publish=" + shape.substr(1) + ",1";
   else if (shards != "default")
     spec = "publish=0 shards=" + shards;
