@@ -105,8 +105,6 @@ uint32_t wgs__barrier_publish(int chosen);
 uint32_t wgs__barrier_shards(void);
 /* WGS_CFG_ATOM_MIN: from this many groups on, an unsharded arrival waits for its acq_rel add. */
 uint32_t wgs__barrier_atom_min(void);
-/* WGS_CFG_ADAPT: the sharded launches' adaptive shape (run | spacing in quarter ns << 8). */
-uint32_t wgs__barrier_adapt(void);
 /* What the host keeps about the latest launch on a state, to decode its result. */
 typedef struct {
   char kname[128];       /* kernel name for messages ("" when unknown) */

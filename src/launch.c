@@ -42,7 +42,6 @@ void wgs__config_words(uint32_t *w, const wgs_launch_config *cfg, uint32_t max_g
   w[WGS_CFG_PUBLISH] = wgs__barrier_publish(cfg->barrier == WGS_BARRIER_PUBLISHED);
   w[WGS_CFG_SHARDS] = wgs__barrier_shards();
   w[WGS_CFG_ATOM_MIN] = wgs__barrier_atom_min();
-  w[WGS_CFG_ADAPT] = wgs__barrier_adapt();
 }
 
 /* The counter barrier's shapes for the config words: the published shape's fewest groups | R <<
@@ -62,12 +61,6 @@ uint32_t wgs__barrier_shards(void)
 }
 
 uint32_t wgs__barrier_atom_min(void) { return wgs__tuning_get()->atom_min_groups; }
-
-uint32_t wgs__barrier_adapt(void)
-{
-  const wgs__tuning *t = wgs__tuning_get();
-  return t->adapt_run | t->adapt_spacing_qns << 8;
-}
 
 double wgs__protocol_us(const uint32_t *t, uint32_t groups)
 {

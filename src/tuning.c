@@ -12,8 +12,7 @@
   {                                                                                          \
     .publish_replicas = 32u, .publish_min_groups = 0u, .publish_asked_min_groups = 880u,     \
     .shards = 32u, .replicas = 16u,                                                          \
-    .shard_min_groups = 880u, .adapt_run = 31u, .adapt_spacing_qns = 10u,                    \
-    .atom_min_groups = 200u,                                                                 \
+    .shard_min_groups = 880u, .atom_min_groups = 200u,                                       \
     .gpu_close_wait_us = 10.0, .cpu_close_wait_us = 20000.0, .timeout_ms = 500.0,            \
     .timeout_noclock_ms = 1500.0,                                                            \
   }
@@ -41,10 +40,6 @@ int wgs__tuning_set(const wgs__tuning *t)
     return wgs__fail(WGS_EINVAL, "tuning: shards %u, replicas %u from %u groups (expected powers "
                      "of two from 1 to %u, from at most 65535 groups; shards 0: never sharded)",
                      t->shards, t->replicas, t->shard_min_groups, (unsigned)WGS_SHARDS_MAX);
-  if (t->adapt_run > 31u || t->adapt_spacing_qns > 63u)
-    return wgs__fail(WGS_EINVAL, "tuning: adaptive runs of %u instances from %.2f ns a arrival (expected "
-                     "at most 31 instances, 0: never adaptive; at most 15.75 ns, in quarters)",
-                     t->adapt_run, t->adapt_spacing_qns / 4.0);
   if (!(t->gpu_close_wait_us >= 0 && t->cpu_close_wait_us >= 0 && t->timeout_ms > 0 &&
         t->timeout_noclock_ms > 0))
     return wgs__fail(WGS_EINVAL, "tuning: close waits must be >= 0 and timeouts > 0");
@@ -115,15 +110,6 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
         t->shards = a, t->replicas = b, t->shard_min_groups = c;
       else
         return wgs__fail(WGS_EINVAL, "tuning: shards=%s (expected S,R[,MIN] or 0)", val);
-    } else if (NAME("adapt")) {
-      int n = sscanf(val, "%u,%lf%c", &a, &x, &tail);
-      if (n == 1 && a == 0)
-        t->adapt_run = 0;
-      else if (n == 2 && x >= 0 && x <= 15.75 && x * 4 == (double)(unsigned)(x * 4))
-        t->adapt_run = a, t->adapt_spacing_qns = (unsigned)(x * 4);
-      else
-        return wgs__fail(WGS_EINVAL, "tuning: adapt=%s (expected RUN,SPACING_NS with the spacing in "
-                         "quarter nanoseconds up to 15.75, or 0)", val);
     } else if (NAME("gpu_close_wait_us") || NAME("cpu_close_wait_us") || NAME("timeout_ms") ||
                NAME("timeout_noclock_ms")) {
       if (sscanf(val, "%lf%c", &x, &tail) != 1)
@@ -145,7 +131,7 @@ int wgs__tuning_parse(wgs__tuning *t, const char *spec)
       else
         t->device_lib = s;
     } else {
-      return wgs__fail(WGS_EINVAL, "tuning '%s': unknown name '%.*s' (expected publish, publish_asked, shards, adapt, atom_min, "
+      return wgs__fail(WGS_EINVAL, "tuning '%s': unknown name '%.*s' (expected publish, publish_asked, shards, atom_min, "
                        "gpu_close_wait_us, cpu_close_wait_us, timeout_ms, timeout_noclock_ms, "
                        "atomics, device_lib or tools_options)", spec, (int)nlen, p);
     }

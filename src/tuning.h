@@ -34,14 +34,6 @@ typedef struct wgs__tuning {
   uint32_t shard_min_groups;  /* sharded from this many groups on (<= 65535): 880, where the
                                  sharded shape crosses the acq_rel one (H200: 1.74 against 1.47
                                  us at 792 groups, 1.72 against 2.27 at 1056) */
-  uint32_t adapt_run;         /* a sharded launch's adaptive shape: after a spread verdict, this
-                                 many one-count instances before the sharded shape measures
-                                 again (<= 31; 0: never adaptive). Where the device code can
-                                 time arrivals (CUDA); device/common/wgs_core.h, "Counter
-                                 barrier" */
-  uint32_t adapt_spacing_qns; /* arrivals count as spread from this spacing over the grid, in
-                                 quarter nanoseconds (<= 63): about what one count's line takes
-                                 per arrival (docs/results.md, the adaptive shape) */
   uint32_t atom_min_groups;   /* an unsharded arrival is an acq_rel add whose result it waits
                                  for from this many groups on (0: never): 200, where it crosses
                                  the release add (H200: 0.95 against 1.09 us at 264 groups,
@@ -71,7 +63,7 @@ const wgs__tuning *wgs__tuning_get(void);
  * The strings are referenced, not copied: they must outlive their use. */
 int wgs__tuning_set(const wgs__tuning *t);
 /* Applies "name=value ..." (space or semicolon separated) to t: publish=R,MIN (every counter
- * launch from MIN groups published; publish=0: none, not even those that ask), publish_asked=N, shards=S,R[,MIN] (shards=0: never sharded), adapt=RUN,SPACING_NS (adapt=0: never adaptive), atom_min=N, gpu_close_wait_us=X, cpu_close_wait_us=X, timeout_ms=X,
+ * launch from MIN groups published; publish=0: none, not even those that ask), publish_asked=N, shards=S,R[,MIN] (shards=0: never sharded), atom_min=N, gpu_close_wait_us=X, cpu_close_wait_us=X, timeout_ms=X,
  * timeout_noclock_ms=X, atomics=c11|ptx|fence, device_lib=PATH, tools_options=TEXT (the rest
  * of the text). WGS_EINVAL naming the part it could not use. For bench/ and tests/, which take
  * the text from where they like (bench/common/tuning_env.c: WGSYNC_TUNING). */

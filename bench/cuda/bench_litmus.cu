@@ -179,7 +179,7 @@ int main(int argc, char **argv)
     uint32_t groups;
   } designs[] = {
       {"counter, 264 groups (polls the arrival count)", WGS_BARRIER_COUNTER, 0, 264},
-      {"counter, 1056 groups (the default: sharded, adaptive)", WGS_BARRIER_COUNTER, 0, 1056},
+      {"counter, 1056 groups (the default shape)", WGS_BARRIER_COUNTER, 0, 1056},
       {"split counter, 264 groups", WGS_BARRIER_COUNTER, 1, 264},
       {"split counter, 1056 groups", WGS_BARRIER_COUNTER, 1, 1056},
       {"xf (paper), 264 groups", WGS_BARRIER_XF, 0, 264},

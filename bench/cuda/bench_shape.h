@@ -4,7 +4,7 @@
  * for the group count), "pR" (published on R replicas at every count), or the tuning's shards
  * "S,R[,MIN]" ("0": one count), optionally followed by "/aN", its atom_min=N ("0/a0": one
  * count after release adds at every count, "0/a1" after acq_rel adds), none of them published;
- * or tuning text ("adapt=0": the default without the adaptive shape), over the defaults.
+ * or tuning text ("shards=16,32 atom_min=100": names and values of src/tuning.h), over the defaults.
  * Returns WGS_OK once set; wgs__tuning_set(NULL) restores the defaults.
  */
 #ifndef WGS_BENCH_SHAPE_H

@@ -174,10 +174,9 @@ typedef struct wgs_env {
   unsigned local_id;      /* local id (1-D) */
   unsigned local_size;    /* local size (1-D) */
   unsigned instance;      /* grid barriers this group has passed (checked builds name them) */
-  unsigned barrier_kind;  /* WGS_BARRIER_KIND_*, from the host, in bits 0-1; the counter
-                             barrier's shape in bits 2-31 (wgs__choose_shards; the adaptive
-                             shape's state moves with every instance), packed so that the
-                             environment takes no more registers */
+  unsigned barrier_kind;  /* WGS_BARRIER_KIND_*, from the host, in bits 0-7; the counter
+                             barrier's shape in bits 8-24 (wgs__choose_shards), packed so that
+                             the environment takes no more registers */
   unsigned counted;       /* counter-based instances passed (full or split): the arrival target.
                              XF barriers do not add to it (the mixing rule, below) */
   unsigned split_state;   /* 0 idle, else arrived: bit 0, and the pending grid reduction's kind + 1
@@ -528,10 +527,7 @@ WGS_FN unsigned wgs__poll_free(wgs_word_ptr g, wgs_word_ptr s, unsigned group, u
  * env->barrier_kind: bit 25 set when published (then log2 R in bits 12-15: the host's
  * WGS_CFG_PUBLISH word, looked at first); else bit 16 set when sharded, then log2 S in bits
  * 8-11 and log2 R in bits 12-15; bit 24 set when not sharded and the arrival waits for its
- * acq_rel add. A sharded launch is adaptive where the layer can measure (WGS__ADAPTIVE) and
- * the host's WGS_CFG_ADAPT word names a run: the run in bits 27-31, the spacing threshold in
- * bits 2-7, and the state that moves with each instance in bits 17-23 (the shard set in 17-18,
- * the one-count instances left in 19-23; wgs__counted_next). The host's
+ * acq_rel add. The host's
  * WGS_CFG_SHARDS word gives S, R (powers of two, at most WGS_SHARDS_MAX) and the fewest groups
  * that use shards, WGS_CFG_ATOM_MIN the fewest that wait for the add (src/launch.c). S and R
  * are lowered to the group's size: the combiner's work-item i polls shard i, publishes replica i. */
@@ -543,13 +539,6 @@ WGS_FN unsigned wgs__poll_free(wgs_word_ptr g, wgs_word_ptr s, unsigned group, u
  * (the CUDA apps: 4-20 bytes of spills instead of 44-60 in colour and mis, ptxas, sm_90). */
 #ifndef WGS_SHARDED
 #define WGS_SHARDED 1
-#endif
-/* The adaptive shape needs a clock (the combiner times the arrivals), the group's shared words
- * (the run it hands to its work-items) and a count over the combiner's first lanes: CUDA. */
-#if WGS_SHARDED && WGS_HAS_TIMER && WGS_GROUP_SHARE && defined(wgs__lanes_count)
-#define WGS__ADAPTIVE 1
-#else
-#define WGS__ADAPTIVE 0
 #endif
 WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
 {
@@ -564,13 +553,9 @@ WGS_FN void wgs__choose_shards(wgs_env *env, wgs_word_ptr g)
   while (R > env->local_size)
     R >>= 1;
   unsigned atom_min = g[WGS_G_CONFIG + WGS_CFG_ATOM_MIN];
-  if (WGS_SHARDED && S != 0u && R != 0u && env->num_groups >= (c >> 16)) {
+  if (WGS_SHARDED && S != 0u && R != 0u && env->num_groups >= (c >> 16))
     env->barrier_kind |= 1u << 16 | wgs__log2(S) << 8 | wgs__log2(R) << 12;
-#if WGS__ADAPTIVE
-    unsigned a = g[WGS_G_CONFIG + WGS_CFG_ADAPT];
-    env->barrier_kind |= (a & 31u) << 27 | ((a >> 8) & 63u) << 2;
-#endif
-  } else if (atom_min != 0u && env->num_groups >= atom_min)
+  else if (atom_min != 0u && env->num_groups >= atom_min)
     env->barrier_kind |= 1u << 24;
 }
 
@@ -639,7 +624,7 @@ WGS_FN void wgs__zero(wgs_word_ptr h, unsigned from, unsigned n, unsigned first,
 WGS_FN void wgs__clear_used(wgs_word_ptr h, unsigned mg, unsigned used, unsigned first, unsigned stride)
 {
   used = used < mg ? used : mg;
-  wgs__zero(h, WGS_LINE_WORDS, WGS_W_CLEARED - WGS_LINE_WORDS, first, stride);
+  wgs__zero(h, WGS_LINE_WORDS, WGS_W_ARRAYS - WGS_LINE_WORDS, first, stride);
   wgs__zero(h, WGS_OFF_MAP(mg), used, first, stride);
   wgs__zero(h, WGS_OFF_FLAG(mg), used, first, stride);
   wgs__zero(h, WGS_OFF_ENTERED(mg), used, first, stride);
@@ -913,31 +898,6 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  *    replica line r with a release store. That release is cumulative over what the join
  *    ordered before it, so a waiter whose acquire load reads replica g mod R synchronises with
  *    every arrival; no line has more than n/R pollers.
- *  - Adaptive (a sharded launch where the layer can time the arrivals, WGS__ADAPTIVE, and the
- *    host names a run, WGS_CFG_ADAPT): each instance takes the sharded shape (A) or the middle
- *    shape's one acq_rel count (B), whichever its arrivals favour. Shards win when arrivals
- *    bunch (n adds on one line queue up); one count wins when they come spread, since the
- *    sharded shape then pays the combiner's hop after the last arrival (H200, 1056 x 256,
- *    docs/results.md "Which shape under spread arrivals"). Counts reset, so that targets hold
- *    for either shape: instance k uses shard set k mod 3 (set 0 is the lines above, cleared
- *    by the launch; sets 1 and 2 lie after the replicas), every target is that instance's own
- *    (S shards of n/S arrivals, or one count of n), and group 0 zeroes set (k+1) mod 3 before
- *    its own arrival at k (wgs__reset_next). That is safe: group 0 arrives at k only after
- *    instance k-1 completed, so every group had arrived at k-1 and so finished with instance
- *    k-2, the set's last use (their reads precede their release at k-1, which group 0
- *    acquired); and every access of instance k+1 follows an acquire of instance k's
- *    completion, which includes group 0's release add at k, after its work-group barrier
- *    that follows the zeroing stores (as for any write of the group). Which shape: in A, the
- *    combiner's lane i times its shard from its first look to completion; when a majority of
- *    shards saw at least a quarter of their arrivals come in that time, each no closer than
- *    the threshold spacing (bits 2-7, in quarter ns per arrival over the grid), the combiner
- *    publishes a run of B instances with the instance number on the replicas (k+1 << 5 | run),
- *    and every group reads it there (the non-combiners' representatives poll those replicas
- *    anyway; the group's work-items get it through the group's shared word after B3). B
- *    needs no choice: the next run - 1 instances are B, then A measures again. Every group
- *    so takes the same shape at every instance, and no hop is added: the verdict rides the
- *    release that A makes anyway. Where the layer cannot time the combiner, the launch keeps
- *    the sharded shape above, whose counts never reset.
  *
  * Then a work-group barrier carries the representative's (or the combiner's) acquire to the
  * group, as the one before the arrival carried every work-item's writes to the release.
@@ -973,42 +933,18 @@ WGS_FN unsigned wgs__wait_ld_acq(wgs_word_ptr p) { return WGS__HOOK_WAIT_LD_ACQ(
 WGS_FN void wgs__arrive_st_rel(wgs_word_ptr p, unsigned v) { WGS__HOOK_ARRIVE_ST_REL(p, v); }
 WGS_FN void wgs__arrive_add_rel(wgs_word_ptr p, unsigned v) { WGS__HOOK_ARRIVE_ADD_REL(p, v); }
 
-WGS_FN unsigned wgs__kind_xf(const wgs_env *env) { return (env->barrier_kind & 3u) == WGS_BARRIER_KIND_XF; }
-/* The adaptive shape (wgs__choose_shards packs it): its run of one-count instances (0: the
- * launch is not adaptive), the one-count instances left (0: this instance is sharded), the
- * instance's shard set. Constants where the layer has no adaptive shape. */
-WGS_FN unsigned wgs__adapt_run(const wgs_env *env) { return WGS__ADAPTIVE ? env->barrier_kind >> 27 : 0u; }
-WGS_FN unsigned wgs__one_count_left(const wgs_env *env) { return WGS__ADAPTIVE ? (env->barrier_kind >> 19) & 31u : 0u; }
-WGS_FN unsigned wgs__shard_set(const wgs_env *env) { return WGS__ADAPTIVE ? (env->barrier_kind >> 17) & 3u : 0u; }
-/* This instance is sharded (an adaptive launch's B instances are not). */
-WGS_FN unsigned wgs__sharded(const wgs_env *env)
-{
-  return WGS_SHARDED ? (env->barrier_kind >> 16) & 1u & (wgs__one_count_left(env) == 0u) : 0u;
-}
+WGS_FN unsigned wgs__kind_xf(const wgs_env *env) { return (env->barrier_kind & 255u) == WGS_BARRIER_KIND_XF; }
+WGS_FN unsigned wgs__sharded(const wgs_env *env) { return WGS_SHARDED ? (env->barrier_kind >> 16) & 1u : 0u; }
 WGS_FN unsigned wgs__published(const wgs_env *env) { return (env->barrier_kind >> 25) & 1u; }
-WGS_FN unsigned wgs__log2_shards_cfg(const wgs_env *env) { return WGS_SHARDED ? (env->barrier_kind >> 8) & 15u : 0u; }
-WGS_FN unsigned wgs__log2_shards(const wgs_env *env)
-{
-  return WGS__ADAPTIVE && !wgs__sharded(env) ? 0u : wgs__log2_shards_cfg(env);
-}
+WGS_FN unsigned wgs__log2_shards(const wgs_env *env) { return WGS_SHARDED ? (env->barrier_kind >> 8) & 15u : 0u; }
 WGS_FN unsigned wgs__log2_replicas(const wgs_env *env) { return (env->barrier_kind >> 12) & 15u; }
-WGS_FN unsigned wgs__arrival_waits(const wgs_env *env)
-{
-  return ((env->barrier_kind >> 24) & 1u) | (wgs__one_count_left(env) != 0u);
-}
-/* The instances before this one that the counts hold: all of them (counts never reset), or
- * none (the adaptive shape's counts reset). */
-WGS_FN unsigned wgs__counted_before(const wgs_env *env) { return wgs__adapt_run(env) != 0u ? 0u : env->counted; }
+WGS_FN unsigned wgs__arrival_waits(const wgs_env *env) { return (env->barrier_kind >> 24) & 1u; }
 /* This group combines a sharded launch's arrivals (participant 0). */
 WGS_FN unsigned wgs__combiner(const wgs_env *env) { return wgs__sharded(env) && env->group_id == 0u; }
-/* Shard i of shard set t (i = 0 is the unsharded launches' one count); replica r. */
-WGS_FN wgs_word_ptr wgs__shard_in(const wgs_env *env, unsigned t, unsigned i)
-{
-  return env->s + WGS_W_SHARDS + ((t != 0u ? (t + 1u) * WGS_SHARDS_MAX : 0u) + i) * WGS_LINE_WORDS;
-}
+/* Shard i (i = 0 is the unsharded launches' one count); replica r. */
 WGS_FN wgs_word_ptr wgs__shard(const wgs_env *env, unsigned i)
 {
-  return wgs__shard_in(env, wgs__shard_set(env), i);
+  return env->s + WGS_W_SHARDS + i * WGS_LINE_WORDS;
 }
 WGS_FN wgs_word_ptr wgs__replica(const wgs_env *env, unsigned r)
 {
@@ -1035,9 +971,8 @@ WGS_FN unsigned wgs__counter_arrive(const wgs_env *env, unsigned may_wait)
   wgs__arrive_add_rel(shard, 1u);
   return 0u;
 }
-/* Relaxed polls of *word until it reaches target (signed difference), then one acquire load,
- * whose value it returns. */
-WGS_FN unsigned wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned target, unsigned site)
+/* Relaxed polls of *word until it reaches target (signed difference), then one acquire load. */
+WGS_FN void wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned target, unsigned site)
 {
   wgs__spin sp;
   wgs__spin_init(&sp);
@@ -1047,19 +982,15 @@ WGS_FN unsigned wgs__poll_until(const wgs_env *env, wgs_word_ptr word, unsigned 
       break;
     WGS__HOOK_POLL_MISSED(missed++);
   }
-  return wgs__wait_ld_acq(word);
+  (void)wgs__wait_ld_acq(word);
 }
 /* The wait's first phase, for every work-item of a group (part: the group takes part): the
  * pollers poll. One poll loop serves the three (the combiner's work-items, a sharded launch's
  * representatives, an unsharded launch's): three inlined loops took the apps' CUDA kernels up
- * to 15 registers more. made: the count the arrival made when it waited for its add, else 0.
- * Returns, in an adaptive launch's sharded instance, the combiner's work-item's vote (its
- * shard's arrivals came spread: "Counter barrier", adaptive) and a representative's replica
- * value; else nothing of use. */
-WGS_FN unsigned wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, unsigned site)
+ * to 15 registers more. made: the count the arrival made when it waited for its add, else 0. */
+WGS_FN void wgs__counter_poll(const wgs_env *env, unsigned part, unsigned made, unsigned site)
 {
   unsigned want = env->counted + 1u, lid = env->local_id, n = env->num_groups;
-  unsigned k1 = wgs__counted_before(env) + 1u, adaptive = wgs__adapt_run(env) != 0u;
   unsigned ls = wgs__log2_shards(env), lr = wgs__log2_replicas(env), sharded = wgs__sharded(env);
   wgs_word_ptr word = 0;
   unsigned target = want;
@@ -1067,12 +998,12 @@ WGS_FN unsigned wgs__counter_poll(const wgs_env *env, unsigned part, unsigned ma
   } else if (wgs__combiner(env)) {
     if (lid < (1u << ls)) {
       word = wgs__shard(env, lid);
-      target = (n >> ls) * k1 + (lid < (n & ((1u << ls) - 1u)) ? k1 : 0u);
+      target = (n >> ls) * want + (lid < (n & ((1u << ls) - 1u)) ? want : 0u);
     }
   } else if (lid == 0u) {
     unsigned replicas = sharded || wgs__published(env);
     word = replicas ? wgs__replica(env, env->group_id & ((1u << lr) - 1u)) : wgs__shard(env, 0u);
-    target = replicas ? want << (adaptive ? 5u : 0u) : n * k1;
+    target = replicas ? want : n * want;
     if (made != 0u) { /* the arrival waited for its add (0: it did not, or a split arrive) */
       if ((int)(made - n * want) >= 0)
         word = 0; /* the last arrival: its acq_rel RMW (published: its fence) acquired the rest */
@@ -1080,76 +1011,21 @@ WGS_FN unsigned wgs__counter_poll(const wgs_env *env, unsigned part, unsigned ma
         WGS__HOOK_ARRIVED_SHORT(n * want - made);
     }
   }
-  if (word == 0)
-    return 0u;
-#if WGS__ADAPTIVE
-  if (adaptive && wgs__combiner(env)) { /* times its shard: the arrivals it waits for, how long */
-    unsigned first = wgs__ld_rlx(word), t0 = (unsigned)wgs__timer_ns();
-    (void)wgs__poll_until(env, word, target, site);
-    unsigned took = (unsigned)wgs__timer_ns() - t0, late = (int)(target - first) > 0 ? target - first : 0u;
-    took = took < (1u << 28) ? took : 1u << 28;
-    return late * 4u >= target && took * 4u >= (late * ((env->barrier_kind >> 2) & 63u) << ls);
-  }
-#endif
-  return wgs__poll_until(env, word, target, site);
+  if (word != 0)
+    wgs__poll_until(env, word, target, site);
 }
-/* The second phase, after the join: the combiner publishes instance counted+1 on the replicas
- * (an adaptive launch: with the run its lanes' votes chose; polled: what counter_poll returned,
- * which a representative hands to its group here). */
-WGS_FN void wgs__counter_publish(const wgs_env *env, unsigned part, unsigned polled)
+/* The second phase, after the join: the combiner publishes instance counted+1 on the replicas. */
+WGS_FN void wgs__counter_publish(const wgs_env *env, unsigned part)
 {
-  unsigned v = env->counted + 1u;
-#if WGS__ADAPTIVE
-  if (part && wgs__adapt_run(env) != 0u && wgs__sharded(env)) {
-    unsigned run = polled & 31u;
-    if (wgs__combiner(env) && env->local_id < 32u) /* every lane of the join's warp */
-      run = wgs__lanes_count(polled) * 2u > (1u << wgs__log2_shards(env)) ? wgs__adapt_run(env) : 0u;
-    if (env->local_id == 0u)
-      wgs__group_share()[0] = run; /* read after B3 (wgs__counted_next) */
-    v = v << 5 | run;
-  }
-#else
-  (void)polled;
-#endif
   if (part && wgs__combiner(env) && env->local_id < (1u << wgs__log2_replicas(env)))
-    wgs__arrive_st_rel(wgs__replica(env, env->local_id), v);
+    wgs__arrive_st_rel(wgs__replica(env, env->local_id), env->counted + 1u);
 }
-/* The whole wait, for every work-item of a group that takes part (the team barrier's group 0,
- * whose launches are never adaptive). */
+/* The whole wait, for every work-item of a group that takes part (the team barrier's group 0). */
 WGS_FN void wgs__counter_wait(const wgs_env *env, unsigned site, unsigned made)
 {
-  unsigned polled = wgs__counter_poll(env, 1u, made, site);
+  wgs__counter_poll(env, 1u, made, site);
   WGS__JOIN(env, 1u, 0u);
-  wgs__counter_publish(env, 1u, polled);
-}
-/* After an instance's last work-group barrier, in every work-item: one more counted instance;
- * an adaptive launch's next shard set, and its one-count instances left (one fewer after a
- * one-count instance; after a sharded one, the run published with it, which the group's shared
- * word carries from the representative or the combiner's lane 0 across that barrier). */
-WGS_FN void wgs__counted_next(wgs_env *env)
-{
-  env->counted++;
-#if WGS__ADAPTIVE
-  if (wgs__adapt_run(env) != 0u) {
-    unsigned bk = env->barrier_kind, t = (bk >> 17) & 3u, left = (bk >> 19) & 31u;
-    left = left != 0u ? left - 1u : wgs__group_share()[0] & 31u;
-    env->barrier_kind = (bk & ~(127u << 17)) | (t == 2u ? 0u : t + 1u) << 17 | left << 19;
-  }
-#endif
-}
-/* Before an arrival's work-group barrier (an adaptive launch): group 0 zeroes the next
- * instance's shard set ("Counter barrier", adaptive, says why that is safe). */
-WGS_FN void wgs__reset_next(const wgs_env *env)
-{
-#if WGS__ADAPTIVE
-  if (wgs__adapt_run(env) != 0u && env->participating && env->group_id == 0u &&
-      env->local_id < (1u << wgs__log2_shards_cfg(env))) {
-    unsigned t = wgs__shard_set(env);
-    wgs__st_rlx(wgs__shard_in(env, t == 2u ? 0u : t + 1u, env->local_id), 0u);
-  }
-#else
-  (void)env;
-#endif
+  wgs__counter_publish(env, 1u);
 }
 
 /*
@@ -1224,9 +1100,6 @@ WGS_FN int wgs__outsider(wgs_env *env, unsigned site, int report)
 #ifndef WGS_REPS_POLL_AFTER_JOIN
 #define WGS_REPS_POLL_AFTER_JOIN 0
 #endif
-#if WGS__ADAPTIVE && WGS_REPS_POLL_AFTER_JOIN
-#error "the adaptive shape hands the replica's run to the group at the join: representatives poll before it"
-#endif
 #ifndef WGS_BARRIER_SPLIT_KINDS
 #define WGS_BARRIER_SPLIT_KINDS 0
 #endif
@@ -1295,7 +1168,7 @@ __attribute__((noinline)) static unsigned wgs__barrier_phase1(const wgs_env *env
   }
   if (!part) {
   } else if (!xf) {
-    (void)wgs__counter_poll(env, early, made, site);
+    wgs__counter_poll(env, early, made, site);
   } else if (id == 0u) {
     wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
     for (unsigned g = lid + 1u; g < env->num_groups; g += env->local_size)
@@ -1313,8 +1186,8 @@ __attribute__((noinline)) static void wgs__barrier_phase2(const wgs_env *env, un
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   if (!part) {
   } else if (!xf) {
-    wgs__counter_publish(env, part, 0u); /* (never adaptive: no clock) */
-    (void)wgs__counter_poll(env, !early, made, site);
+    wgs__counter_publish(env, part);
+    wgs__counter_poll(env, !early, made, site);
   } else if (id == 0u) {
     for (unsigned g = lid + 1u; g < env->num_groups; g += env->local_size)
       wgs__st_rel(&flag[g], 0u);
@@ -1331,10 +1204,8 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
   wgs_word_ptr flag = env->s + WGS_OFF_FLAG(env->max_groups);
   wgs_word_ptr orw = env->s + WGS_W_OR + (env->instance & 1u);
   unsigned n = env->num_groups, id = env->group_id, lid = env->local_id, lsize = env->local_size;
-  unsigned part = env->participating, made = 0u, any = 0u, polled = 0u;
+  unsigned part = env->participating, made = 0u, any = 0u;
   unsigned early = !WGS_REPS_POLL_AFTER_JOIN || wgs__combiner(env);
-  if (!xf)
-    wgs__reset_next(env);
   /* B1 = Fig. 2(b) line 1; before the counter's release add */
   if (with_or)
     any = wgs__group_barrier_or(env, 0u, v);
@@ -1353,7 +1224,7 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
   } else if (!xf) {
     if (lid == 0u)
       made = wgs__counter_arrive(env, 1u);
-    polled = wgs__counter_poll(env, part && early, made, site);
+    wgs__counter_poll(env, part && early, made, site);
   } else if (id == 0u) {
     WGS__ONE_AT_A_TIME
     for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 2: wait for slave g */
@@ -1364,8 +1235,8 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
   WGS__JOIN(env, part, xf); /* B2 = Fig. 2(a) line 5 */
   if (!part) {
   } else if (!xf) {
-    wgs__counter_publish(env, part, polled);
-    (void)wgs__counter_poll(env, !early, made, site);
+    wgs__counter_publish(env, part);
+    wgs__counter_poll(env, !early, made, site);
   } else if (id == 0u) {
     WGS__ONE_AT_A_TIME
     for (unsigned g = lid + 1u; g < n; g += lsize) /* Fig. 2(a) line 8: release slave g */
@@ -1383,8 +1254,7 @@ WGS_FN unsigned wgs__grid_barrier_body(wgs_env *env, unsigned site, unsigned xf,
   } else {
     wgs__group_barrier();
   }
-  if (!xf)
-    wgs__counted_next(env);
+  env->counted += xf ? 0u : 1u;
   env->instance++;
   return any;
 }
@@ -1456,7 +1326,6 @@ WGS_FN void wgs__grid_arrive_as(wgs_env *env, unsigned site, unsigned state)
 {
   if (env->split_state != 0u)
     wgs__split_misuse(env, site); /* arrived twice without a wait */
-  wgs__reset_next(env);
   wgs__group_barrier(); /* every work-item's writes before the representative's release */
   wgs__split_arrive_step(env, site);
   env->split_state = state;
@@ -1472,12 +1341,12 @@ WGS_FN void wgs__grid_wait_as(wgs_env *env, unsigned site, unsigned state)
   unsigned part = env->participating && env->split_state == state;
   if (env->split_state != state)
     wgs__split_misuse(env, site); /* waited without arriving, or for another kind of arrive */
-  unsigned polled = wgs__counter_poll(env, part, 0u, site);
+  wgs__counter_poll(env, part, 0u, site);
   WGS__JOIN(env, part, 0u);
-  wgs__counter_publish(env, part, polled);
+  wgs__counter_publish(env, part);
   wgs__group_barrier(); /* the poller's acquire, carried to the group */
   env->split_state = 0u;
-  wgs__counted_next(env);
+  env->counted++;
   env->instance++;
 }
 WGS_FN void wgs__grid_wait(wgs_env *env, unsigned site)

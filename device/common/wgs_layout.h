@@ -90,14 +90,9 @@
 #define WGS_W_SHARDS (10u * WGS_LINE_WORDS)      /* counter barrier: arrival shard i on line
                                                     10 + i (shard 0: the one count when not
                                                     sharded), published-instance replica r on
-                                                    line 10 + WGS_SHARDS_MAX + r; the adaptive
-                                                    shape's shard sets 1 and 2 on lines 10 +
-                                                    (1 + t) * WGS_SHARDS_MAX + i, t = 1, 2 */
+                                                    line 10 + WGS_SHARDS_MAX + r */
 #define WGS_SHARDS_MAX 32u
-#define WGS_W_CLEARED ((10u + 2u * WGS_SHARDS_MAX) * WGS_LINE_WORDS) /* a launch's clear ends
-                                                    here: shard sets 1 and 2 are zeroed by the
-                                                    barrier before each use (wgs__reset_next) */
-#define WGS_W_ARRAYS ((10u + 4u * WGS_SHARDS_MAX) * WGS_LINE_WORDS) /* per-group arrays */
+#define WGS_W_ARRAYS ((10u + 2u * WGS_SHARDS_MAX) * WGS_LINE_WORDS) /* per-group arrays */
 
 /* Config words (offsets from WGS_W_CONFIG). */
 #define WGS_CFG_VERSION 0u
@@ -129,11 +124,7 @@
                                  groups (0: none) take one arrival count whose last arrival
                                  publishes on R replicas (bits 16-23), before the shards' and
                                  the acq_rel thresholds above are looked at */
-#define WGS_CFG_ADAPT 19u     /* counter barrier, sharded launches: the adaptive shape's run of
-                                 one-count instances after a spread verdict (bits 0-7, <= 31; 0:
-                                 never adaptive) and the arrival spacing, in quarter nanoseconds,
-                                 from which arrivals count as spread (bits 8-15, <= 63) */
-#define WGS_CFG_WORDS 20u
+#define WGS_CFG_WORDS 19u
 #define WGS_CFG_DISPATCH 20u  /* the OpenCL layer (layer/): how its kernels were dispatched
                                  (WGS_DISPATCH_*); written by its launches when it changes, on the
                                  launch's queue, never by the config write */

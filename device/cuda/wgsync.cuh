@@ -210,11 +210,6 @@ WGS_DEV unsigned wgs__cuda_group_reduce(unsigned kind, unsigned x)
     else if ((part) && wgs__combiner(env) && threadIdx.x < 32u)     \
       __syncwarp();                                                 \
   } while (0)
-/* The adaptive counter barrier's vote (device/common/wgs_core.h, "Counter barrier"): how many
- * threads of the block's first warp pass x != 0, in every one of them; all of them call it. */
-#define wgs__lanes_count(v)                                                                  \
-  ((unsigned)__popc(__ballot_sync(blockDim.x >= 32u ? 0xffffffffu : (1u << blockDim.x) - 1u, \
-                                  (v) != 0u)))
 #define wgs__log2(x) (31u - __clz(x))
 #define wgs__pause_ns(ns) __nanosleep(ns)
 /* The grid barrier is inlined. WGS_BARRIER_CALL=1 makes it a call instead: then the barrier's

@@ -197,10 +197,6 @@ WGS_DEV void wgs__team_barrier_twice(wgs_team_env *e, unsigned site)
 WGS_DEV int wgs__team_discover(wgs_team_ctx *t, wgs_team_env *e, unsigned site)
 {
   int part = wgs__discover(t->state, &e->env, site);
-  /* The team barrier's group 0 waits on the local count alone (wgs__counter_wait) while the
-   * other groups poll the team's words: the adaptive shape, whose run reaches every group on
-   * the replicas, is not taken. */
-  e->env.barrier_kind &= ~(31u << 27);
   e->t = t;
   e->rank = t->rank;
   e->nranks = t->nranks;

@@ -37,12 +37,7 @@
 #endif
 #ifndef BARRIER
 #define BARRIER 0 /* 0: poll the arrival count, 1: sharded (2 shards, 2 replicas), 2: the
-                     count read back by the arrival, and the last arriver does not poll, 3:
-                     adaptive (each instance sharded or one acq_rel count, as 1 and 2, on
-                     counts that reset: three sets of lines) */
-#endif
-#ifndef RUN
-#define RUN 1 /* the adaptive shape's run of one-count instances after a spread verdict */
+                     count read back by the arrival, and the last arriver does not poll */
 #endif
 #ifndef LAUNCHES
 #define LAUNCHES 2
@@ -57,10 +52,6 @@
 byte epoch = 0;
 byte count[2], final_w[2], arrive[2], seen[2], next_ticket[2], serving[2];
 byte shard[4], replica[4]; /* the sharded barrier's lines, 2 per half: index half * 2 + j */
-byte rrun[4];              /* the run published with replica half * 2 + j (one word there) */
-byte aset[12];             /* the adaptive shape's shards, 3 sets of 2 per half: index half * 6 +
-                              set * 2 + j; set 0 is cleared with the half, sets 1 and 2 never
-                              (they start at 1 here: an earlier launch's counts) */
 bool closed[2], spin_lock[2];
 
 /* Resident slots and what the checks record (ghost variables, one launch at a time). */
@@ -78,8 +69,7 @@ inline clear_share(half, grp)
   if :: 5 % N == grp -> next_ticket[half] = 0; serving[half] = 0 :: else -> skip fi;
   if :: 6 % N == grp -> closed[half] = false; spin_lock[half] = false :: else -> skip fi;
   if :: 7 % N == grp -> shard[(half) * 2] = 0; shard[(half) * 2 + 1] = 0 :: else -> skip fi;
-  if :: 8 % N == grp -> replica[(half) * 2] = 0; replica[(half) * 2 + 1] = 0 :: else -> skip fi;
-  if :: 9 % N == grp -> aset[(half) * 6] = 0; aset[(half) * 6 + 1] = 0 :: else -> skip fi
+  if :: 8 % N == grp -> replica[(half) * 2] = 0; replica[(half) * 2 + 1] = 0 :: else -> skip fi
 }
 
 inline lock(lh)
@@ -102,7 +92,7 @@ inline unlock(lh)
 
 proctype group(byte g)
 {
-  byte e, h, id = NONE, n, old, t, k, made, left = 0, nrun, z;
+  byte e, h, id = NONE, n, old, t, k, made;
   atomic { slots > 0 -> slots-- }; /* resident from here */
   e = epoch;                      /* the launch epoch, read once */
   h = e % 2;
@@ -178,42 +168,6 @@ proctype group(byte g)
         :: made >= n * (k + 1) - (MUTANT == 6 -> 1 : 0) -> skip /* 6: the one before also skips */
         :: else -> (arrive[h] >= n * (k + 1))
         fi;
-#elif BARRIER == 3
-        /* device/common/wgs_core.h, "Counter barrier", adaptive: instance k uses set k mod 3,
-         * every target is the instance's own; participant 0 zeroes set k + 1 mod 3 before its
-         * arrival at k (8: set k + 2 mod 3 instead, the one instance k - 1's pollers may still
-         * read; 7: no zeroing). B (left > 0): the middle shape's acq_rel count on shard 0 of the
-         * set; A: the sharded shape, whose combiner picks the next run (any of 0 and RUN: the
-         * verdict is timing) and publishes it with the instance. */
-        if
-        :: id == 0 && MUTANT != 7 ->
-           z = (MUTANT == 8 -> (k + 2) % 3 : (k + 1) % 3);
-           aset[h * 6 + z * 2] = 0;
-           aset[h * 6 + z * 2 + 1] = 0
-        :: else -> skip
-        fi;
-        t = h * 6 + (k % 3) * 2;
-        if
-        :: left > 0 ->
-           atomic { made = aset[t] + 1; aset[t] = made; arrived[k]++ };
-           if
-           :: made >= n -> skip
-           :: else -> (aset[t] >= n)
-           fi;
-           left--
-        :: else ->
-           atomic { aset[t + id % 2]++; arrived[k]++ };
-           if
-           :: id == 0 ->
-              (aset[t] >= n / 2 + (n % 2));
-              (aset[t + 1] >= n / 2);
-              if :: nrun = 0 :: nrun = RUN fi;
-              atomic { replica[h * 2] = k + 1; rrun[h * 2] = nrun };
-              atomic { replica[h * 2 + 1] = k + 1; rrun[h * 2 + 1] = nrun }
-           :: else -> atomic { (replica[h * 2 + id % 2] >= k + 1) -> nrun = rrun[h * 2 + id % 2] }
-           fi;
-           left = nrun
-        fi;
 #else
         /* device/cuda/wgsync.cuh, "Counter barrier", sharded: group id adds to shard id mod 2;
          * participant 0 waits until shard j holds its groups x (k + 1), for both j, then
@@ -240,8 +194,6 @@ proctype group(byte g)
 init
 {
   byte i, l = 0;
-  i = 0;
-  do :: i < 12 -> aset[i] = (i % 6 >= 2 -> 1 : 0); i++ :: else -> break od;
   do
   :: l < LAUNCHES ->
      atomic {
