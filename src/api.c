@@ -236,9 +236,50 @@ int wgs_launch_async(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *
     return rc;
   wgs__state_head *h = wgs__state(st);
   pthread_mutex_lock(&h->lock);
-  rc = h->ops->launch(st, k, cfg);
+  rc = wgs__launch_via_locked(st, h->ops->launch, k, cfg);
   pthread_mutex_unlock(&h->lock);
   return rc;
+}
+
+/* The launch sequence (src/launch.h): the backend describes, the core plans, the backend
+ * enqueues, the core records. A limit that the plan or the enqueue found is named against the
+ * kernel's own maximum where the backend knows one. */
+int wgs__launch_via_locked(wgs_state_t *st, const wgs__launch_via *via, void *what,
+                           const wgs_launch_config *cfg_in)
+{
+  wgs_launch_config cfg;
+  if (cfg_in)
+    cfg = *cfg_in;
+  else
+    wgs_launch_config_init(&cfg);
+  wgs__launch_ctx c;
+  memset(&c, 0, sizeof c);
+  int rc = via->describe(st, what, &cfg, &c);
+  if (rc != WGS_OK)
+    return rc;
+  wgs__launch_plan plan;
+  int captured = 0;
+  if ((rc = wgs__plan_launch(&c, &cfg, &plan)) != WGS_OK) {
+    /* (only the device maximum is checked before the launch: NVIDIA's OpenCL driver reports a
+     * kernel maximum of 256 even for a one-line kernel, yet launches 1024-wide groups) */
+    if (rc == WGS_ELIMIT && c.kernel_max && cfg.local_size > c.info->max_work_group_size) {
+      char more[200];
+      snprintf(more, sizeof more, " (kernel '%s' reports %zu)", c.kname ? c.kname : "", c.kernel_max);
+      wgs__fail_append(more);
+    }
+    return rc;
+  }
+  if ((rc = via->enqueue(st, what, &cfg, &c, &plan, &captured)) != WGS_OK) {
+    if (rc == WGS_ELIMIT && c.kernel_max && plan.local > c.kernel_max) {
+      char more[200];
+      snprintf(more, sizeof more, " (kernel '%s' reports a maximum work-group size of %zu)",
+               c.kname ? c.kname : "", c.kernel_max);
+      wgs__fail_append(more);
+    }
+    return rc;
+  }
+  wgs__log_plan(&wgs__state(st)->log, c.kname, &plan, &cfg, &c, captured);
+  return WGS_OK;
 }
 
 /* One state's result (its lock held). A backend reads the words; the decoding is this. */
@@ -316,10 +357,8 @@ static double now_ms(void)
   return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int wgs__launch_sync_locked(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
-                            wgs_launch_result *res,
-                            int (*enqueue)(wgs_state_t *st, void *what, const wgs_launch_config *cfg),
-                            void *what)
+int wgs__launch_sync_locked(wgs_state_t *st, const wgs__launch_via *via, void *what,
+                            const wgs_launch_config *cfg, wgs_launch_result *res)
 {
   wgs_launch_config c;
   if (cfg)
@@ -329,7 +368,7 @@ int wgs__launch_sync_locked(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_c
   double t0 = now_ms();
   wgs__state_head *h = wgs__state(st);
   h->in_sync = 1; /* (the backend may skip what the pair makes redundant: src/cuda/cuda_launch.cu) */
-  int rc = enqueue ? enqueue(st, what, &c) : h->ops->launch(st, k, &c);
+  int rc = wgs__launch_via_locked(st, via, what, &c);
   if (rc != WGS_OK) {
     h->in_sync = 0;
     if (res) {
@@ -360,7 +399,7 @@ int wgs_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
   }
   wgs__state_head *h = wgs__state(st);
   pthread_mutex_lock(&h->lock);
-  rc = wgs__launch_sync_locked(st, k, cfg, res, NULL, NULL);
+  rc = wgs__launch_sync_locked(st, h->ops->launch, k, cfg, res);
   pthread_mutex_unlock(&h->lock);
   return rc;
 }

@@ -71,8 +71,8 @@ typedef struct wgs__backend_ops {
   /* States and launches. The core holds the state's lock around each. */
   int (*state_create)(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
   void (*state_release)(wgs_state_t *st);
-  /* Plans (wgs__plan_launch) and enqueues k on the state, and logs it (wgs__log_plan). */
-  int (*launch)(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+  /* How the core launches the backend's kernels (src/launch.h; `what` is the wgs_kernel_t). */
+  const struct wgs__launch_via *launch;
   /* The result, decoded once in the core (src/api.c) from these: wait for the state's launches
    * and fill its first WGS_G_LINES lines (glob) and the latest launch's kernel time (-1: none);
    * clear the error line after a report was read; read n words from a word offset. */
@@ -120,12 +120,14 @@ void wgs__state_head_init(wgs__state_head *h, const wgs__backend_ops *ops, wgs_d
 void wgs__state_head_fini(wgs__state_head *h);
 /* The result of a state's latest launch (its lock held), decoded from the backend's words. */
 int wgs__state_result_locked(wgs_state_t *st, wgs_launch_result *res);
-/* A synchronous launch (the state's lock held): enqueue(st, what, cfg) when given (a backend's
- * interop launch), else the table's launch of k; then the result. */
-int wgs__launch_sync_locked(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
-                            wgs_launch_result *res,
-                            int (*enqueue)(wgs_state_t *st, void *what, const wgs_launch_config *cfg),
-                            void *what);
+/* A launch (the state's lock held): described and enqueued by via, planned and recorded here
+ * (src/launch.h); cfg NULL: the defaults. The table's launches and each backend's interop
+ * launches come through it. */
+int wgs__launch_via_locked(wgs_state_t *st, const struct wgs__launch_via *via, void *what,
+                           const wgs_launch_config *cfg);
+/* The same, then the result (a synchronous launch). */
+int wgs__launch_sync_locked(wgs_state_t *st, const struct wgs__launch_via *via, void *what,
+                            const wgs_launch_config *cfg, wgs_launch_result *res);
 
 /* The first fields of every backend's device. */
 #define WGS__DEVICE_HEAD                                                                     \

@@ -1,8 +1,9 @@
 /*
- * The launch sequence, once for every backend (src/launch.c): from a wgs_launch_config and what
- * the backend knows of the device, kernel and state, the launch's sizes and its config words;
- * then the record its result is decoded from. A backend does only what is its own: writing the
- * words when they changed and enqueueing the kernel.
+ * The launch sequence, once for every backend: a backend describes the launch (what it knows of
+ * the device, kernel and state), the core plans it (src/launch.c: the launch's sizes and its
+ * config words), the backend enqueues the plan (writing the words where they changed), and the
+ * core records what its result is decoded from (src/api.c, wgs__launch_via_locked). A backend
+ * does only what is its own.
  */
 #ifndef WGS_LAUNCH_H
 #define WGS_LAUNCH_H
@@ -16,6 +17,10 @@ extern "C" {
 
 typedef struct {
   const char *who;            /* the call, for messages ("wgs_launch", "wgs_cuda_launch") */
+  const char *kname;          /* the kernel's name, for messages and the result (NULL: none) */
+  size_t kernel_max;          /* the kernel's own maximum local size, where the backend knows one
+                                 that can be below the device's (0: none); named in a limit's
+                                 message */
   const char *state_ctor;     /* the state's constructor, for the capacity message */
   const wgs_device_info *info;
   size_t local_default;       /* the local size when the config gives 0 */
@@ -48,6 +53,17 @@ typedef struct {
 /* Validates cfg, resolves its defaults ("zero means default"), checks the sizes against the
  * device and the state, and fills the plan. */
 int wgs__plan_launch(const wgs__launch_ctx *c, const wgs_launch_config *cfg, wgs__launch_plan *p);
+
+/* How a backend launches one kind of kernel (its table's kernels, or an interop launch's):
+ * describe fills c for the launch of `what` on st, and may complete cfg from what the kernel or
+ * device requires (a kernel's required local size, a CPU device's spin bound) or refuse it;
+ * enqueue writes the plan's words where they changed and enqueues the kernel (*captured: into a
+ * CUDA graph). */
+typedef struct wgs__launch_via {
+  int (*describe)(wgs_state_t *st, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c);
+  int (*enqueue)(wgs_state_t *st, void *what, const wgs_launch_config *cfg, const wgs__launch_ctx *c,
+                 const wgs__launch_plan *p, int *captured);
+} wgs__launch_via;
 
 /* Records an enqueued launch for its result (wgs__log_result); captured: into a CUDA graph. */
 void wgs__log_plan(wgs__launch_log *log, const char *kname, const wgs__launch_plan *p,

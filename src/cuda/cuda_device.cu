@@ -240,7 +240,7 @@ extern "C" const wgs__backend_ops wgs__cuda_ops = {
     /* kernels */ wgs__cuda_kernel_release, wgs__cuda_kernel_set_arg, wgs__cuda_kernel_set_arg_buffer,
     /* kernel_run: none */ NULL, wgs__cuda_kernel_resources, wgs__cuda_tools_program,
     /* buffers */ wgs__cuda_buffer_create, wgs__cuda_buffer_release, wgs__cuda_buffer_write, wgs__cuda_buffer_read,
-    /* states and launches */ wgs__cuda_state_create, wgs__cuda_state_release, wgs__cuda_launch,
+    /* states and launches */ wgs__cuda_state_create, wgs__cuda_state_release, &wgs__cuda_launch,
     wgs__cuda_result_words, wgs__cuda_clear_error, wgs__cuda_read_words,
 };
 

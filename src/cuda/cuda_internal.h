@@ -52,6 +52,18 @@ typedef struct {
   const char *name; /* for messages, NULL when unknown */
 } kernel_ref;
 
+/* One launch (src/launch.h's `what` for wgs__cuda_launch_via): the kernel, the caller's argument
+ * array (the state's slot is filled at the enqueue), shared memory and stream. */
+struct wgs_cuda_state;
+typedef struct {
+  struct wgs_cuda_state *st;
+  kernel_ref kr;
+  void **args;
+  unsigned num_args;
+  size_t shared_bytes;
+  cudaStream_t stream;
+} wgs__cuda_launch_args;
+
 /* A state on a CUDA device (a wgs_state_t, and a wgs_cuda_state_t, point at one). */
 struct wgs_cuda_state {
   WGS__STATE_HEAD;       /* ops, device, capacity, launch log and lock (src/device.h) */
@@ -72,6 +84,7 @@ struct wgs_cuda_state {
   const void *occ_kernel;
   size_t occ_local, occ_shared;
   uint32_t occ_groups;
+  wgs__cuda_launch_args table; /* the table's launch in progress (the lock held) */
 };
 typedef struct wgs_cuda_state cuda_state;
 static inline cuda_state *cs(wgs_state_t *st) { return (cuda_state *)(void *)st; }
@@ -100,8 +113,7 @@ int wgs__ordinal_device(int device, wgs__cuda_device *d);
 /* States, launches, results (cuda_launch.cu). */
 int wgs__cuda_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
 void wgs__cuda_state_release(wgs_state_t *st);
-int wgs__launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num_args,
-                      size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg);
+extern const wgs__launch_via wgs__cuda_launch_via; /* what: a wgs__cuda_launch_args */
 int wgs__cuda_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us);
 int wgs__cuda_clear_error(wgs_state_t *st);
 int wgs__cuda_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out);
@@ -110,7 +122,7 @@ int wgs__cuda_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out
 void wgs__cuda_kernel_release(wgs_kernel_t *k);
 int wgs__cuda_kernel_set_arg(wgs_kernel_t *k, unsigned index, size_t size, const void *value);
 int wgs__cuda_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_t *b);
-int wgs__cuda_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+extern const wgs__launch_via wgs__cuda_launch; /* the table's: what is the wgs_kernel_t */
 int wgs__cuda_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out);
 void wgs__cuda_buffer_release(wgs_buffer_t *b);
 int wgs__cuda_buffer_write(wgs_buffer_t *b, size_t off, size_t bytes, const void *src);

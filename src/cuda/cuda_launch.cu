@@ -125,11 +125,6 @@ extern "C" unsigned *wgs_cuda_state_device_ptr(const wgs_state_t *st)
 }
 
 /* What the launch sequence asks the CUDA backend (src/launch.h). */
-typedef struct {
-  cuda_state *st;
-  kernel_ref kr;
-  size_t shared_bytes;
-} cuda_launch_ctx;
 static int cuda_to_spin(void *ctx, double us, uint64_t *out)
 {
   (void)ctx;
@@ -139,7 +134,7 @@ static int cuda_to_spin(void *ctx, double us, uint64_t *out)
 /* The occupancy API's groups for the kernel, asked once per kernel and shape on a state. */
 static uint32_t cuda_fits(void *ctx, size_t local)
 {
-  cuda_launch_ctx *c = (cuda_launch_ctx *)ctx;
+  wgs__cuda_launch_args *c = (wgs__cuda_launch_args *)ctx;
   cuda_state *st = c->st;
   const void *kernel = c->kr.sym ? c->kr.sym : (const void *)c->kr.fn; /* the cache's key */
   if (st->occ_kernel != kernel || st->occ_local != local || st->occ_shared != c->shared_bytes) {
@@ -157,33 +152,46 @@ static uint32_t cuda_fits(void *ctx, size_t local)
   return st->occ_groups;
 }
 
-int wgs__launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num_args,
-                        size_t shared_bytes, cudaStream_t stream, const wgs_launch_config *cfg_in)
+/* what: a wgs__cuda_launch_args whose st is this state (it outlives the launch: the caller's, or
+ * the state's own for the table's launches), so that the occupancy question can use it. */
+static int cuda_describe(wgs_state_t *pst, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c)
 {
+  wgs__cuda_launch_args *a = (wgs__cuda_launch_args *)what;
+  cuda_state *st = cs(pst);
+  kernel_ref kr = a->kr;
   if (!kr.sym && wgs__load_driver() != WGS_OK)
     return WGS_EBACKEND;
-  wgs_launch_config cfg;
-  if (cfg_in)
-    cfg = *cfg_in;
-  else
-    wgs_launch_config_init(&cfg);
-  if (cfg.state_arg >= num_args)
+  if (cfg->state_arg >= a->num_args)
     return wgs__fail(WGS_EINVAL, "%s: state_arg is %u but the kernel has %u arguments", kr.who,
-                     cfg.state_arg, num_args);
+                     cfg->state_arg, a->num_args);
   int rc = wgs__use_device(st->device);
   if (rc != WGS_OK)
     return rc;
-  cuda_launch_ctx lctx = {st, kr, shared_bytes};
-  wgs__launch_ctx c = {kr.who, "wgs_cuda_state_create", &st->info,
-                       wgs__default_local(st->info.max_work_group_size), st->max_groups,
-                       1, 1, 1, 0, cuda_to_spin, cuda_fits, &lctx};
+  a->st = st;
   /* checked: CUDA kernels are built by the user, checked or not, so the bound is always
    * written (an unchecked build ignores it) and a report is always decoded (it has none) */
-  wgs__launch_plan plan;
-  if ((rc = wgs__plan_launch(&c, &cfg, &plan)) != WGS_OK)
-    return rc;
-  size_t local = plan.local;
-  uint32_t groups = plan.groups;
+  *c = wgs__launch_ctx{kr.who, kr.name, 0, "wgs_cuda_state_create", &st->info,
+                       wgs__default_local(st->info.max_work_group_size), st->max_groups,
+                       1, 1, 1, 0, cuda_to_spin, cuda_fits, a};
+  return WGS_OK;
+}
+
+static int cuda_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfgp,
+                        const wgs__launch_ctx *c, const wgs__launch_plan *pp, int *captured)
+{
+  wgs__cuda_launch_args *a = (wgs__cuda_launch_args *)what;
+  cuda_state *st = cs(pst);
+  const wgs_launch_config &cfg = *cfgp;
+  kernel_ref kr = a->kr;
+  void **args = a->args;
+  unsigned num_args = a->num_args;
+  size_t shared_bytes = a->shared_bytes;
+  cudaStream_t stream = a->stream;
+  int rc;
+  (void)c;
+  size_t local = pp->local;
+  uint32_t groups = pp->groups;
+  const wgs__launch_plan &plan = *pp;
   wgs__cfg_arg ca;
   memcpy(ca.w, plan.w, sizeof ca.w);
   ca.w[WGS_CFG_HOST_LO] = (unsigned)(uintptr_t)st->mirror_dev;
@@ -250,26 +258,17 @@ int wgs__launch_async(cuda_state *st, kernel_ref kr, void **args, unsigned num_a
       wgs__fail_append(" (launch of the requested groups x local size)");
     return rc;
   }
-  wgs__log_plan(&st->log, kr.name, &plan, &cfg, &c, capturing);
+  *captured = capturing;
   st->timing = cfg.time_kernel;
   st->stream = stream;
   return WGS_OK;
 }
 
+const wgs__launch_via wgs__cuda_launch_via = {cuda_describe, cuda_enqueue};
+
 /* The interop launches: a kernel symbol or a CUfunction with the caller's argument array and
- * stream, under the state's lock; the synchronous ones through the core (src/api.c). */
-typedef struct {
-  kernel_ref kr;
-  void **args;
-  unsigned num_args;
-  size_t shared_bytes;
-  cudaStream_t stream;
-} interop_launch;
-static int enqueue_interop(wgs_state_t *st, void *what, const wgs_launch_config *cfg)
-{
-  interop_launch *il = (interop_launch *)what;
-  return wgs__launch_async(cs(st), il->kr, il->args, il->num_args, il->shared_bytes, il->stream, cfg);
-}
+ * stream, under the state's lock, through the core (src/api.c). */
+typedef wgs__cuda_launch_args interop_launch;
 static int interop(wgs_state_t *st, interop_launch *il, const wgs_launch_config *cfg, int sync,
                    wgs_launch_result *res)
 {
@@ -279,8 +278,8 @@ static int interop(wgs_state_t *st, interop_launch *il, const wgs_launch_config 
     return wgs__fail(WGS_EINVAL, "%s: argument 'args' is NULL", il->kr.who);
   wgs__state_head *h = wgs__state(st);
   pthread_mutex_lock(&h->lock);
-  int rc = sync ? wgs__launch_sync_locked(st, NULL, cfg, res, enqueue_interop, il)
-                : enqueue_interop(st, il, cfg);
+  int rc = sync ? wgs__launch_sync_locked(st, &wgs__cuda_launch_via, il, cfg, res)
+                : wgs__launch_via_locked(st, &wgs__cuda_launch_via, il, cfg);
   pthread_mutex_unlock(&h->lock);
   return rc;
 }
@@ -291,7 +290,7 @@ extern "C" int wgs_cuda_launch_async(wgs_state_t *st, const void *kernel, void *
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
-  interop_launch il = {{kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
+  interop_launch il = {NULL, {kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
   return interop(st, &il, cfg, 0, NULL);
 }
 
@@ -301,7 +300,7 @@ extern "C" int wgs_cuda_launch_function_async(wgs_state_t *st, CUfunction fn, vo
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(fn);
-  interop_launch il = {{NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
+  interop_launch il = {NULL, {NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
                        stream};
   return interop(st, &il, cfg, 0, NULL);
 }
@@ -312,7 +311,7 @@ extern "C" int wgs_cuda_launch(wgs_state_t *st, const void *kernel, void **args,
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
-  interop_launch il = {{kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
+  interop_launch il = {NULL, {kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
   return interop(st, &il, cfg, 1, res);
 }
 
@@ -322,7 +321,7 @@ extern "C" int wgs_cuda_launch_function(wgs_state_t *st, CUfunction fn, void **a
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(fn);
-  interop_launch il = {{NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
+  interop_launch il = {NULL, {NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
                        stream};
   return interop(st, &il, cfg, 1, res);
 }

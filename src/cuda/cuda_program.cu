@@ -223,20 +223,29 @@ int wgs__cuda_kernel_set_arg_buffer(wgs_kernel_t *k, unsigned index, wgs_buffer_
 
 /* The table's launch (src/device.h): the core checked the devices and holds the lock. On the
  * legacy default stream; launches on a stream of your own: wgs_cuda_launch. */
-int wgs__cuda_launch(wgs_state_t *st, wgs_kernel_t *pk, const wgs_launch_config *cfg)
+static int table_describe(wgs_state_t *st, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c)
 {
-  cuda_kernel *k = (cuda_kernel *)(void *)pk;
-  unsigned state_arg = cfg ? cfg->state_arg : 0;
+  cuda_kernel *k = (cuda_kernel *)what;
+  unsigned state_arg = cfg->state_arg;
   unsigned n = k->nargs > state_arg ? k->nargs : state_arg + 1;
-  void *argv[CUDA_MAX_ARGS + 1];
-  for (unsigned i = 0; i < n; i++) {
+  if (n > CUDA_MAX_ARGS)
+    return wgs__fail(WGS_EINVAL, "wgs_launch: state_arg %u (the kernel takes at most %u "
+                                 "arguments)", state_arg, (unsigned)CUDA_MAX_ARGS);
+  for (unsigned i = 0; i < n; i++)
     if (i != state_arg && !k->value[i])
       return wgs__fail(WGS_EINVAL, "wgs_launch: kernel argument %u was never set "
                                    "(wgs_kernel_set_arg; argument %u is the state)", i, state_arg);
-    argv[i] = k->value[i];
-  }
-  return wgs__launch_async(cs(st), k->kr, argv, n, k->shared_bytes, 0, cfg);
+  /* (the state's slot of the values is replaced at the enqueue) */
+  cs(st)->table = wgs__cuda_launch_args{cs(st), k->kr, (void **)k->value, n, k->shared_bytes, 0};
+  return wgs__cuda_launch_via.describe(st, &cs(st)->table, cfg, c);
 }
+static int table_enqueue(wgs_state_t *st, void *what, const wgs_launch_config *cfg,
+                         const wgs__launch_ctx *c, const wgs__launch_plan *p, int *captured)
+{
+  (void)what;
+  return wgs__cuda_launch_via.enqueue(st, &cs(st)->table, cfg, c, p, captured);
+}
+const wgs__launch_via wgs__cuda_launch = {table_describe, table_enqueue};
 
 int wgs__cuda_buffer_create(wgs_device_t *dev, size_t bytes, wgs_buffer_t **out)
 {

@@ -48,7 +48,7 @@ typedef struct {
 /* The entries of the table (null_launch.c, null_program.c). */
 int wgs__null_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
 void wgs__null_state_release(wgs_state_t *st);
-int wgs__null_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+extern const wgs__launch_via wgs__null_launch;
 int wgs__null_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us);
 int wgs__null_clear_error(wgs_state_t *st);
 int wgs__null_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out);

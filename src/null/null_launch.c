@@ -41,26 +41,31 @@ static int to_ns(void *ctx, double us, uint64_t *out)
   return WGS_OK;
 }
 
-/* The launch sequence of the core (src/launch.h), then what the device side of a kernel that
- * only calls wgs_discover leaves: the config words, the epoch moved on, the participants (with
- * discovery, the first compute-units groups poll in time, as on a CPU device). */
-int wgs__null_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config *cfg_in)
+/* What the core plans from (src/launch.h). */
+static int null_describe(wgs_state_t *pst, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c)
 {
   wgs__null_state *st = (wgs__null_state *)(void *)pst;
-  wgs__null_kernel *k = (wgs__null_kernel *)(void *)pk;
-  wgs_launch_config cfg;
-  if (cfg_in)
-    cfg = *cfg_in;
-  else
-    wgs_launch_config_init(&cfg);
+  wgs__null_kernel *k = what;
   const wgs_device_info *in = &wgs__head(st->dev)->info;
   int checked = (k->prog->flags & WGS_BUILD_CHECKED) != 0;
-  wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", in,
-                       wgs__default_local(in->max_work_group_size), st->max_groups, 1, checked, !checked, checked, to_ns, NULL, NULL};
-  wgs__launch_plan plan;
-  int rc = wgs__plan_launch(&c, &cfg, &plan);
-  if (rc != WGS_OK)
-    return rc;
+  (void)cfg;
+  *c = (wgs__launch_ctx){"wgs_launch", k->name, 0, "wgs_state_create", in,
+                         wgs__default_local(in->max_work_group_size), st->max_groups, 1, checked,
+                         !checked, checked, to_ns, NULL, NULL};
+  return WGS_OK;
+}
+
+/* What the device side of a kernel that only calls wgs_discover leaves: the config words, the
+ * epoch moved on, the participants (with discovery, the first compute-units groups poll in
+ * time, as on a CPU device). */
+static int null_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfgp,
+                        const wgs__launch_ctx *c, const wgs__launch_plan *pp, int *captured)
+{
+  wgs__null_state *st = (wgs__null_state *)(void *)pst;
+  const wgs__launch_plan plan = *pp;
+  const wgs_launch_config cfg = *cfgp;
+  const wgs_device_info *in = c->info;
+  (void)what, (void)captured;
   uint32_t *w = st->words, *ctrl = w + WGS_G_CTRL;
   memcpy(w + WGS_G_CONFIG, plan.w, sizeof plan.w);
   uint32_t enough = cfg.close_at ? cfg.close_at : in->compute_units;
@@ -72,9 +77,10 @@ int wgs__null_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config
     ctrl[WGS_CTRL_EPOCH] = ctrl[WGS_CTRL_RESULT_EPOCH] = 0;
   }
   ctrl[WGS_CTRL_PARTICIPANTS] = part;
-  wgs__log_plan(&st->log, k->name, &plan, &cfg, &c, 0);
   return WGS_OK;
 }
+
+const wgs__launch_via wgs__null_launch = {null_describe, null_enqueue};
 
 int wgs__null_result_words(wgs_state_t *pst, uint32_t *glob, double *kernel_us)
 {

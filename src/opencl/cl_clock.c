@@ -8,8 +8,8 @@
  * reads that word to bound its spins and time the close wait (device/common/wgs_core.h).
  *
  * Whether a device really reads the host memory (zero copy) is checked once per device with a
- * kernel that waits to see the word move (wgs__clock_check); where it does not, the launches
- * fall back to calibrated iterations, as before.
+ * kernel that waits to see the word move (wgs__clock_check, a tools kernel: cl_tools.c); where
+ * it does not, the launches fall back to calibrated iterations, as before.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -126,38 +126,4 @@ void wgs__clock_stop(wgs_device_t *dev)
   pthread_mutex_unlock(&dev->clock_mu);
   pthread_join(dev->clock_thread, NULL);
   dev->clock_running = 0;
-}
-
-/* Once per device (under dev->lazy): does a kernel see the host clock move? */
-int wgs__clock_check(wgs_device_t *dev)
-{
-  wgs_program_t *prog;
-  wgs_kernel_t *k = NULL;
-  wgs_state_t *st = NULL;
-  wgs_buffer_t *out = NULL;
-  uint32_t moved = 0, bound = 1u << 30;
-  int rc = wgs__tools_program(dev, 1, &prog);
-  if (rc == WGS_OK)
-    rc = wgs_kernel_create(prog, "wgs_clock_check", &k);
-  if (rc == WGS_OK)
-    rc = wgs_state_create(dev, 1, &st);
-  if (rc == WGS_OK)
-    rc = wgs_buffer_create(dev, sizeof moved, &out);
-  if (rc == WGS_OK && st->host) {
-    size_t one = 1;
-    if ((rc = wgs_kernel_set_arg(k, 0, sizeof st->mem, &st->mem)) == WGS_OK &&
-        (rc = wgs_kernel_set_arg_buffer(k, 1, out)) == WGS_OK &&
-        (rc = wgs_kernel_set_arg(k, 2, sizeof bound, &bound)) == WGS_OK) {
-      wgs__clock_launch(dev, st); /* ticks while the kernel runs */
-      rc = wgs_kernel_run(k, 1, &one, &one);
-      wgs__clock_collect(dev, st);
-    }
-    if (rc == WGS_OK)
-      rc = wgs_buffer_read(out, 0, sizeof moved, &moved);
-  }
-  dev->clock_ok = rc == WGS_OK && moved ? 1 : -1;
-  wgs_buffer_release(out);
-  wgs_state_release(st);
-  wgs_kernel_release(k);
-  return rc;
 }

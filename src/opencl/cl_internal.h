@@ -9,6 +9,7 @@
 
 #include "wgsync_opencl.h"
 #include "../device.h"
+#include "../launch.h"
 #include "cl_layer.h"
 #include "wgs_layout.h"
 
@@ -50,6 +51,7 @@ struct wgs_kernel {
   WGS__OBJECT_HEAD;
   wgs_program_t *prog;      /* a reference: the program may be released before the kernel */
   cl_kernel k;
+  char name[128];           /* its function name (messages, the launch's record) */
 };
 
 struct wgs_state {
@@ -89,7 +91,7 @@ int wgs__cl_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, con
 int wgs__cl_kernel_resources(wgs_kernel_t *k, wgs_kernel_resources *out);
 int wgs__cl_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
 void wgs__cl_state_release(wgs_state_t *st);
-int wgs__cl_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+extern const wgs__launch_via wgs__cl_launch; /* the table's (src/launch.h) */
 int wgs__cl_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us);
 
 int wgs__cl_clear_error(wgs_state_t *st);
@@ -133,7 +135,7 @@ void wgs__clock_unregister(wgs_device_t *dev, struct wgs_state *st);
 void wgs__clock_launch(wgs_device_t *dev, struct wgs_state *st);
 void wgs__clock_collect(wgs_device_t *dev, struct wgs_state *st);
 void wgs__clock_stop(wgs_device_t *dev);
-int wgs__clock_check(wgs_device_t *dev);
+int wgs__clock_check(wgs_device_t *dev); /* (cl_tools.c: it runs a tools kernel) */
 
 /* Device and program references (cl_device.c, cl_program.c). */
 void wgs__cl_dev_retain(wgs_device_t *dev);

@@ -254,19 +254,28 @@ static int check_local_mem(const wgs_device_t *dev, cl_kernel kernel, const char
   return WGS_OK;
 }
 
-static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const char *kname,
-                        const wgs_launch_config *cfg_in, const wgs__cl_nd_range *nd,
-                        cl_uint nwait, const cl_event *wait, cl_event *ev_out)
+/* One launch through the core (src/launch.h): a kernel of the table's, a cl_kernel of the
+ * user's (interop), or the layer's on its own range and queue (nd). */
+typedef struct {
+  cl_kernel kernel;
+  int checked;
+  const char *kname;
+  const wgs__cl_nd_range *nd;
+  cl_uint nwait;
+  const cl_event *wait;
+  cl_event *ev_out;
+} cl_launch;
+
+static int cl_describe(wgs_state_t *st, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c)
 {
-  wgs_launch_config cfg;
-  if (cfg_in)
-    cfg = *cfg_in;
-  else
-    wgs_launch_config_init(&cfg);
+  const cl_launch *L = what;
+  const wgs__cl_nd_range *nd = L->nd;
+  cl_kernel kernel = L->kernel;
+  const char *kname = L->kname;
   wgs_device_t *dev = st->dev;
-  if (nwait > 0 && !wait)
+  if (L->nwait > 0 && !L->wait)
     return wgs__fail(WGS_EINVAL, "wgs_launch_opencl_async: %u events to wait for, but wait_list "
-                                 "is NULL", nwait);
+                                 "is NULL", L->nwait);
 
   size_t kmax = nd ? nd->kmax : 0;
   if (kmax == 0)
@@ -294,66 +303,59 @@ static int launch_async(wgs_state_t *st, cl_kernel kernel, int checked, const ch
     if (groups > UINT32_MAX)
       return wgs__fail(WGS_ELIMIT, "kernel '%s': %zu work-groups in one launch (at most %u)",
                        kname, groups, UINT32_MAX);
-    cfg.local_size = items;
-    cfg.groups = (uint32_t)groups;
+    cfg->local_size = items;
+    cfg->groups = (uint32_t)groups;
   } else if (clGetKernelWorkGroupInfo(kernel, dev->device, CL_KERNEL_COMPILE_WORK_GROUP_SIZE, sizeof reqd,
                                reqd, NULL) == CL_SUCCESS && reqd[0] != 0) {
     if (reqd[1] > 1 || reqd[2] > 1)
       return wgs__fail(WGS_EINVAL, "kernel '%s' requires a work-group of %zu x %zu x %zu "
                                    "(reqd_work_group_size), but wgsync launches are 1-D: use "
                                    "reqd_work_group_size(N, 1, 1)", kname, reqd[0], reqd[1], reqd[2]);
-    if (cfg.local_size == 0)
-      cfg.local_size = reqd[0];
-    else if (cfg.local_size != reqd[0])
+    if (cfg->local_size == 0)
+      cfg->local_size = reqd[0];
+    else if (cfg->local_size != reqd[0])
       return wgs__fail(WGS_EINVAL, "kernel '%s' requires a local size of %zu "
                                    "(reqd_work_group_size), but the launch asks for %zu (set "
                                    "local_size to %zu, or 0 for the kernel's own)", kname, reqd[0],
-                       cfg.local_size, reqd[0]);
+                       cfg->local_size, reqd[0]);
   }
-  /* NVIDIA's GPUs get their known limits; other GPUs twice them */
-  wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", &dev->info,
-                       wgs__default_local(kmax),
-                       st->max_groups, dev->info.atomics == WGS_ATOMICS_PTX ? 1u : 2u, checked,
-                       !checked, checked, cl_to_spin, NULL, dev};
-  /* Only the device maximum is checked up front: NVIDIA's driver (580) reports a kernel
-   * maximum of 256 even for a one-line kernel, yet launches 1024-wide groups; beyond the
-   * reported value the launch decides, and its error names both limits. */
-  wgs__launch_plan plan;
-  if ((rc0 = wgs__plan_launch(&c, &cfg, &plan)) != WGS_OK) {
-    if (rc0 == WGS_ELIMIT && cfg.local_size > dev->info.max_work_group_size) {
-      char more[200];
-      snprintf(more, sizeof more, " (kernel '%s' reports %zu)", kname, kmax);
-      wgs__fail_append(more);
-    }
-    return rc0;
-  }
-  size_t local = plan.local;
-  int want_event = ev_out || cfg.time_kernel;
+  /* NVIDIA's GPUs get their known limits; other GPUs twice them. The kernel's maximum only
+   * names the limit in a message: NVIDIA's driver (580) reports 256 even for a one-line kernel,
+   * yet launches 1024-wide groups; beyond the reported value the launch decides. */
+  int checked = L->checked;
+  *c = (wgs__launch_ctx){"wgs_launch", kname, kmax, "wgs_state_create", &dev->info,
+                         wgs__default_local(kmax), st->max_groups,
+                         dev->info.atomics == WGS_ATOMICS_PTX ? 1u : 2u, checked, !checked, checked,
+                         cl_to_spin, NULL, dev};
+  return WGS_OK;
+}
+
+static int cl_enqueue(wgs_state_t *st, void *what, const wgs_launch_config *cfg,
+                      const wgs__launch_ctx *c, const wgs__launch_plan *plan, int *captured)
+{
+  const cl_launch *L = what;
+  (void)c, (void)captured;
+  int want_event = L->ev_out || cfg->time_kernel;
   cl_event ev = NULL;
-  int rc = enqueue(st, kernel, cfg.state_arg, local, plan.groups, plan.w, nd, nwait, wait,
-                   want_event ? &ev : NULL);
-  if (rc == WGS_ELIMIT && local > kmax) {
-    char more[200];
-    snprintf(more, sizeof more, " (kernel '%s' reports a maximum work-group size of %zu)", kname,
-             kmax);
-    wgs__fail_append(more);
-  }
+  int rc = enqueue(st, L->kernel, cfg->state_arg, plan->local, plan->groups, plan->w, L->nd,
+                   L->nwait, L->wait, want_event ? &ev : NULL);
   if (rc != WGS_OK)
     return rc;
-  wgs__log_plan(&st->log, kname, &plan, &cfg, &c, 0);
   if (st->timing)
     clReleaseEvent(st->timing);
   st->timing = NULL;
-  if (cfg.time_kernel && ev) {
+  if (cfg->time_kernel && ev) {
     clRetainEvent(ev);
     st->timing = ev;
   }
-  if (ev_out)
-    *ev_out = ev;
+  if (L->ev_out)
+    *L->ev_out = ev;
   else if (ev)
     clReleaseEvent(ev);
   return WGS_OK;
 }
+
+static const wgs__launch_via cl_via = {cl_describe, cl_enqueue};
 
 /* The result's words (src/device.h): the in-order queue runs the read after the launches. */
 int wgs__cl_result_words(wgs_state_t *st, uint32_t *glob, double *kernel_us)
@@ -405,20 +407,29 @@ static void kernel_name(cl_kernel k, char *buf, size_t cap)
   buf[cap - 1] = '\0';
 }
 
-/* The table's launch (src/device.h): the core checked the kernel's device, holds the lock. */
-int wgs__cl_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg)
+/* The table's launches (src/device.h): `what` is the wgs_kernel_t. */
+static cl_launch table_launch(void *what)
 {
-  char name[128];
-  kernel_name(k->k, name, sizeof name);
-  return launch_async(st, k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, name, cfg, NULL, 0,
-                      NULL, NULL);
+  wgs_kernel_t *k = what;
+  return (cl_launch){k->k, (k->prog->flags & WGS_BUILD_CHECKED) != 0, k->name, NULL, 0, NULL, NULL};
 }
+static int table_describe(wgs_state_t *st, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c)
+{
+  cl_launch L = table_launch(what);
+  return cl_describe(st, &L, cfg, c);
+}
+static int table_enqueue(wgs_state_t *st, void *what, const wgs_launch_config *cfg,
+                         const wgs__launch_ctx *c, const wgs__launch_plan *plan, int *captured)
+{
+  cl_launch L = table_launch(what);
+  return cl_enqueue(st, &L, cfg, c, plan, captured);
+}
+const wgs__launch_via wgs__cl_launch = {table_describe, table_enqueue};
 
 int wgs__cl_kernel_run(wgs_kernel_t *k, unsigned dims, const size_t *global, const size_t *local)
 {
   wgs_device_t *dev = k->prog->dev;
-  char name[128];
-  kernel_name(k->k, name, sizeof name);
+  const char *name = k->name;
   size_t items = 1;
   for (unsigned d = 0; d < dims; d++) {
     if (global[d] == 0)
@@ -463,18 +474,6 @@ static int opencl_checked(wgs_state_t *st, cl_kernel kernel)
            strstr(opts, "WGS_UNCHECKED_BUILD"));
 }
 
-/* A cl_kernel of the user's own (interop), through the core's synchronous path. */
-typedef struct {
-  cl_kernel kernel;
-  int checked;
-  const char *name;
-} interop_kernel;
-static int enqueue_interop(wgs_state_t *st, void *what, const wgs_launch_config *cfg)
-{
-  interop_kernel *ik = (interop_kernel *)what;
-  return launch_async(st, ik->kernel, ik->checked, ik->name, cfg, NULL, 0, NULL, NULL);
-}
-
 int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config *cfg,
                       wgs_launch_result *res)
 {
@@ -485,9 +484,9 @@ int wgs_launch_opencl(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config
     return only_cl;
   char name[128];
   kernel_name(kernel, name, sizeof name);
-  interop_kernel ik = {kernel, opencl_checked(st, kernel), name};
+  cl_launch L = {kernel, opencl_checked(st, kernel), name, NULL, 0, NULL, NULL};
   pthread_mutex_lock(&st->lock);
-  int rc = wgs__launch_sync_locked(st, NULL, cfg, res, enqueue_interop, &ik);
+  int rc = wgs__launch_sync_locked(st, &cl_via, &L, cfg, res);
   pthread_mutex_unlock(&st->lock);
   return rc;
 }
@@ -502,9 +501,9 @@ int wgs_launch_opencl_async(wgs_state_t *st, cl_kernel kernel, const wgs_launch_
     return only_cl;
   char name[128];
   kernel_name(kernel, name, sizeof name);
+  cl_launch L = {kernel, opencl_checked(st, kernel), name, NULL, num_wait, wait_list, event};
   pthread_mutex_lock(&st->lock);
-  int rc = launch_async(st, kernel, opencl_checked(st, kernel), name, cfg, NULL, num_wait,
-                        wait_list, event);
+  int rc = wgs__launch_via_locked(st, &cl_via, &L, cfg);
   pthread_mutex_unlock(&st->lock);
   return rc;
 }
@@ -518,8 +517,9 @@ int wgs__cl_launch_nd(wgs_state_t *st, cl_kernel kernel, const wgs_launch_config
     snprintf(name, sizeof name, "%s", nd->kname);
   else
     kernel_name(kernel, name, sizeof name);
+  cl_launch L = {kernel, nd->checked, name, nd, num_wait, wait_list, event};
   pthread_mutex_lock(&st->lock);
-  int rc = launch_async(st, kernel, nd->checked, name, cfg, nd, num_wait, wait_list, event);
+  int rc = wgs__launch_via_locked(st, &cl_via, &L, cfg);
   pthread_mutex_unlock(&st->lock);
   return rc;
 }

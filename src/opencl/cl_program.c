@@ -163,6 +163,7 @@ int wgs__cl_kernel_create(wgs_program_t *prog, const char *name, wgs_kernel_t **
   kk->prog = prog;
   wgs__cl_program_retain(prog);
   kk->k = k;
+  snprintf(kk->name, sizeof kk->name, "%s", name);
   *out = kk;
   return WGS_OK;
 }

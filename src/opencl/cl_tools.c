@@ -170,3 +170,37 @@ int wgs__cl_latency(wgs_device_t *dev, const wgs_latency_config *cfg, uint32_t g
   wgs_state_release(st);
   return rc;
 }
+
+/* Once per device (under dev->lazy): does a kernel see the host clock move (cl_clock.c)? */
+int wgs__clock_check(wgs_device_t *dev)
+{
+  wgs_program_t *prog;
+  wgs_kernel_t *k = NULL;
+  wgs_state_t *st = NULL;
+  wgs_buffer_t *out = NULL;
+  uint32_t moved = 0, bound = 1u << 30;
+  int rc = wgs__tools_program(dev, 1, &prog);
+  if (rc == WGS_OK)
+    rc = wgs_kernel_create(prog, "wgs_clock_check", &k);
+  if (rc == WGS_OK)
+    rc = wgs_state_create(dev, 1, &st);
+  if (rc == WGS_OK)
+    rc = wgs_buffer_create(dev, sizeof moved, &out);
+  if (rc == WGS_OK && st->host) {
+    size_t one = 1;
+    if ((rc = wgs_kernel_set_arg(k, 0, sizeof st->mem, &st->mem)) == WGS_OK &&
+        (rc = wgs_kernel_set_arg_buffer(k, 1, out)) == WGS_OK &&
+        (rc = wgs_kernel_set_arg(k, 2, sizeof bound, &bound)) == WGS_OK) {
+      wgs__clock_launch(dev, st); /* ticks while the kernel runs */
+      rc = wgs_kernel_run(k, 1, &one, &one);
+      wgs__clock_collect(dev, st);
+    }
+    if (rc == WGS_OK)
+      rc = wgs_buffer_read(out, 0, sizeof moved, &moved);
+  }
+  dev->clock_ok = rc == WGS_OK && moved ? 1 : -1;
+  wgs_buffer_release(out);
+  wgs_state_release(st);
+  wgs_kernel_release(k);
+  return rc;
+}

@@ -229,6 +229,23 @@ static int vk_list(wgs_device_info *infos, size_t cap, size_t *count)
   return WGS_OK;
 }
 
+/* A program's modules and memory, destroyed with the device's functions: for a program's last
+ * release (vk_program.c), and for the tools' programs the device owns, at its teardown. */
+void wgs__vk_program_free(wgs_program_t *pp)
+{
+  wgs__vk_program *p = (wgs__vk_program *)(void *)pp;
+  wgs__vk_device *d = (wgs__vk_device *)(void *)p->dev;
+  for (unsigned i = 0; i < p->n; i++) {
+    if (p->m[i].module)
+      d->d.vkDestroyShaderModule(d->device, p->m[i].module, NULL);
+    free(p->m[i].words);
+    free(p->m[i].name);
+    free(p->m[i].entry);
+  }
+  free(p->m);
+  free(p);
+}
+
 void wgs__vk_dev_retain(wgs_device_t *dev)
 {
   __atomic_add_fetch(&((wgs__vk_device *)(void *)dev)->refs, 1, __ATOMIC_RELAXED);
@@ -412,7 +429,7 @@ const wgs__backend_ops wgs__vulkan_ops = {
     .buffer_read = wgs__vk_buffer_read,
     .state_create = wgs__vk_state_create,
     .state_release = wgs__vk_state_release,
-    .launch = wgs__vk_launch,
+    .launch = &wgs__vk_launch,
     .result_words = wgs__vk_result_words,
     .clear_error = wgs__vk_clear_error,
     .read_words = wgs__vk_read_words,

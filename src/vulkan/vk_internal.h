@@ -168,7 +168,7 @@ void wgs__vk_buffer_free(wgs__vk_device *d, wgs__vk_buffer *b);
 /* The table's entries. */
 int wgs__vk_state_create(wgs_device_t *dev, uint32_t max_groups, wgs_state_t **out);
 void wgs__vk_state_release(wgs_state_t *st);
-int wgs__vk_launch(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg);
+extern const wgs__launch_via wgs__vk_launch; /* the table's (src/launch.h) */
 /* The arguments kernel k's shader takes (k->want), as a count and as text for messages. */
 unsigned wgs__vk_arg_count(const wgs__vk_kernel *k);
 const char *wgs__vk_args_text(const wgs__vk_kernel *k, char *out, size_t cap);
@@ -179,7 +179,7 @@ int wgs__vk_read_words(wgs_state_t *st, size_t offset, size_t n, uint32_t *out);
 int wgs__vk_program_build_il(wgs_device_t *dev, const uint32_t *words, size_t n_words,
                              const char *options, wgs_program_t **out);
 void wgs__vk_program_release(wgs_program_t *p);
-void wgs__vk_program_free(wgs_program_t *p); /* without the device's reference (the tools') */
+void wgs__vk_program_free(wgs_program_t *p); /* (vk_device.c) without the device's reference (the tools') */
 const char *wgs__vk_program_build_log(const wgs_program_t *p);
 int wgs__vk_kernel_create(wgs_program_t *p, const char *name, wgs_kernel_t **out);
 void wgs__vk_kernel_release(wgs_kernel_t *k);

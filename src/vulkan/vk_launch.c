@@ -232,17 +232,13 @@ static void full_barrier(wgs__vk_device *d, VkCommandBuffer cb, VkPipelineStageF
   d->d.vkCmdPipelineBarrier(cb, from, to, 0, 1, &mb, 0, NULL, 0, NULL);
 }
 
-/* The table's launch (src/device.h): the core checked the devices and holds the state's lock. */
-int wgs__vk_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config *cfg)
+/* The table's launches (src/device.h, src/launch.h): the core checked the devices and holds the
+ * state's lock. What the core plans from, and what a CPU device requires of the launch. */
+static int vk_describe(wgs_state_t *pst, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c)
 {
   wgs__vk_state *st = vst(pst);
-  wgs__vk_kernel *k = (wgs__vk_kernel *)(void *)pk;
+  wgs__vk_kernel *k = what;
   wgs__vk_device *d = vdev(st->dev);
-  wgs_launch_config c0;
-  if (!cfg) {
-    wgs_launch_config_init(&c0);
-    cfg = &c0;
-  }
   const char *kname = k->prog->m[k->module].name;
   if (cfg->barrier == WGS_BARRIER_XF || cfg->barrier == WGS_BARRIER_PUBLISHED)
     return wgs__fail(WGS_EUNSUPPORTED, "wgs_launch: the Vulkan library has the counter grid "
@@ -255,20 +251,26 @@ int wgs__vk_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config *
   /* On a CPU device a checked spin gives up after 60 ms unless told otherwise: lavapipe's loop
    * budget (device/vulkan/wgsync.glsl) holds about 135 ms of waiting, and a spin that gives up
    * within it still has the rounds to name the groups that never came. */
-  wgs_launch_config cpu_cfg;
-  if (d->info.is_cpu && cfg->timeout_ms <= 0) {
-    cpu_cfg = *cfg;
-    cpu_cfg.timeout_ms = 60;
-    cfg = &cpu_cfg;
-  }
+  if (d->info.is_cpu && cfg->timeout_ms <= 0)
+    cfg->timeout_ms = 60;
   int checked = k->prog->checked;
-  wgs__launch_ctx c = {"wgs_launch", "wgs_state_create", &d->info,
-                       wgs__default_local(d->info.max_work_group_size),
-                       st->max_groups, 1u, checked, 0, checked, vk_to_spin, NULL, d};
-  wgs__launch_plan plan;
-  int rc = wgs__plan_launch(&c, cfg, &plan);
-  if (rc != WGS_OK)
-    return rc;
+  *c = (wgs__launch_ctx){"wgs_launch", kname, 0, "wgs_state_create", &d->info,
+                         wgs__default_local(d->info.max_work_group_size), st->max_groups, 1u,
+                         checked, 0, checked, vk_to_spin, NULL, d};
+  return WGS_OK;
+}
+
+/* The plan's words and the state's reset, then the dispatch, on one command buffer. */
+static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg,
+                      const wgs__launch_ctx *c, const wgs__launch_plan *pp, int *captured)
+{
+  wgs__vk_state *st = vst(pst);
+  wgs__vk_kernel *k = what;
+  wgs__vk_device *d = vdev(st->dev);
+  const char *kname = c->kname;
+  const wgs__launch_plan plan = *pp;
+  int rc;
+  (void)captured;
   unsigned slot = 0, push = 0;
   if ((rc = pipeline(k, plan.local, cfg->state_arg, &slot, &push)) != WGS_OK)
     return rc;
@@ -345,9 +347,10 @@ int wgs__vk_launch(wgs_state_t *pst, wgs_kernel_t *pk, const wgs_launch_config *
   }
   st->flight[st->in_flight++] = (wgs__vk_flight){cb, fence};
   st->timed = timed;
-  wgs__log_plan(&st->log, kname, &plan, cfg, &c, 0);
   return WGS_OK;
 }
+
+const wgs__launch_via wgs__vk_launch = {vk_describe, vk_enqueue};
 
 /* The result's words (src/device.h): after the state's launches end, from the mapped state. */
 int wgs__vk_result_words(wgs_state_t *pst, uint32_t *glob, double *kernel_us)

@@ -280,21 +280,6 @@ int wgs__vk_tools_program(wgs_device_t *dev, int checked, wgs_program_t **out)
   return WGS_OK;
 }
 
-void wgs__vk_program_free(wgs_program_t *pp)
-{
-  wgs__vk_program *p = (wgs__vk_program *)(void *)pp;
-  wgs__vk_device *d = vdev(p->dev);
-  for (unsigned i = 0; i < p->n; i++) {
-    if (p->m[i].module)
-      d->d.vkDestroyShaderModule(d->device, p->m[i].module, NULL);
-    free(p->m[i].words);
-    free(p->m[i].name);
-    free(p->m[i].entry);
-  }
-  free(p->m);
-  free(p);
-}
-
 void wgs__vk_program_release(wgs_program_t *pp)
 {
   wgs__vk_program *p = (wgs__vk_program *)(void *)pp;
