@@ -4,7 +4,7 @@ import ctypes
 import ctypes.util
 import os
 
-from ._abi import STATUS, DeviceInfo, LaunchConfig, LaunchResult, WgsyncError, _Select
+from ._abi import STATUS, DeviceInfo, LaunchConfig, LaunchResult, WgsyncError, _Select, _invalid
 
 
 _libs = {}
@@ -154,3 +154,25 @@ def include_dir():
 def device_library_source():
     """The OpenCL C device library (what wgs_program_build puts in front of a source)."""
     return _lib("cl").wgs_device_library_source().decode()
+
+
+def _scalar(value, index, also=""):
+    """A kernel argument passed by value, as ctypes data: ctypes scalars as they are, numpy
+    scalars by their bytes; anything else is a TypeError naming what was expected."""
+    if hasattr(value, "dtype") and hasattr(value, "tobytes"):  # numpy scalar
+        raw = value.tobytes()
+        return (ctypes.c_char * len(raw)).from_buffer_copy(raw)
+    if isinstance(value, (ctypes._SimpleCData, ctypes.Array)):
+        return value
+    raise TypeError("kernel argument %d: expected %sa ctypes scalar (wgsync.u32, f32, ...) or a "
+                    "numpy scalar, got %r" % (index, also, type(value)))
+
+
+def _handle(obj, kind, what):
+    """The C handle of a wgsync object of the class named kind ("Device", "Kernel", ...: the
+    class's _wgs_kind), or WGS_EINVAL naming what was passed instead."""
+    if getattr(type(obj), "_wgs_kind", None) != kind:
+        raise _invalid("%s is a %s: expected a wgsync.%s" % (what, type(obj).__name__, kind))
+    if not getattr(obj, "_h", None):
+        raise _invalid("%s: this wgsync.%s was closed" % (what, kind))
+    return obj._h

@@ -3,7 +3,8 @@ import ctypes
 
 from ._abi import (BUILD_CHECKED, STATUS, DeviceInfo, WgsyncError, _Select, _SIZE_BITS, _int,
                    _invalid, _uint)
-from ._native import _P, _check, _lib
+from ._native import _P, _check, _handle, _lib, _scalar
+from .state import State
 
 class local:
     """A kernel's __local (shared-memory) argument of nbytes bytes: k.set_arg(i, wgsync.local(n)).
@@ -18,31 +19,12 @@ class local:
         return "wgsync.local(%d)" % self.nbytes
 
 
-def _scalar(value, index, also=""):
-    """A kernel argument passed by value, as ctypes data: ctypes scalars as they are, numpy
-    scalars by their bytes; anything else is a TypeError naming what was expected."""
-    if hasattr(value, "dtype") and hasattr(value, "tobytes"):  # numpy scalar
-        raw = value.tobytes()
-        return (ctypes.c_char * len(raw)).from_buffer_copy(raw)
-    if isinstance(value, (ctypes._SimpleCData, ctypes.Array)):
-        return value
-    raise TypeError("kernel argument %d: expected %sa ctypes scalar (wgsync.u32, f32, ...) or a "
-                    "numpy scalar, got %r" % (index, also, type(value)))
-
-
-def _handle(obj, cls, what):
-    """The C handle of a wgsync object, or WGS_EINVAL naming what was passed instead."""
-    if not isinstance(obj, cls):
-        raise _invalid("%s is a %s: expected a wgsync.%s" % (what, type(obj).__name__, cls.__name__))
-    if not getattr(obj, "_h", None):
-        raise _invalid("%s: this wgsync.%s was closed" % (what, cls.__name__))
-    return obj._h
-
-
 class Device:
     """A device of any backend (wgs_device_open): an OpenCL device with its context and queue,
     or a CUDA device when name is "cuda" or "cuda:N" (through libwgsync_cuda); or wrapping your
     PyOpenCL queue (from_pyopencl)."""
+
+    _wgs_kind = "Device"  # (what _handle checks)
 
     def __init__(self, name=None, platform=-1, device=-1, _handle=None, _which=None):
         if name is not None and not isinstance(name, str):
@@ -98,7 +80,7 @@ class Device:
     def build_options(self, checked=True):
         """Options for building wgsync.device_library_source() + your source yourself (OpenCL
         devices only: a closed device or another backend's raises)."""
-        h = _handle(self, Device, "build_options")
+        h = _handle(self, "Device", "build_options")
         opts = self._lib.wgs_device_opencl_build_options(h, BUILD_CHECKED if checked else 0).decode()
         if not opts:
             raise WgsyncError(STATUS["WGS_EUNSUPPORTED"], "WGS_EUNSUPPORTED",
@@ -118,7 +100,6 @@ class Device:
                 local_size = self._lib.wgs_default_local_size(self._h)
             max_groups = self._lib.wgs_default_groups(self._h, _uint(local_size, "local_size",
                                                                      _SIZE_BITS))
-        from .state import State  # (state.py takes Device and Kernel from here)
         return State(self, max_groups)
 
 
@@ -128,7 +109,7 @@ class Program:
         if not isinstance(source, str) or (options is not None and not isinstance(options, str)):
             raise _invalid("build: source and options are strings (got %s, %s)"
                            % (type(source).__name__, type(options).__name__))
-        _check(self._lib, self._lib.wgs_program_build(_handle(dev, Device, "device"), source.encode(),
+        _check(self._lib, self._lib.wgs_program_build(_handle(dev, "Device", "device"), source.encode(),
                                                       options.encode() if options else None,
                                                       BUILD_CHECKED if checked else 0,
                                                       ctypes.byref(h)))
@@ -143,6 +124,8 @@ class Program:
 
 
 class Kernel:
+    _wgs_kind = "Kernel"  # (what _handle checks)
+
     def __init__(self, prog, name, _handle=None, _dev=None):
         if _handle is not None:  # a CUDA kernel wrapped (Device.cuda_function)
             self._prog, self._dev, self._lib = None, _dev, _dev._lib
@@ -197,7 +180,7 @@ class Kernel:
 class Buffer:
     def __init__(self, dev, nbytes):
         self._dev, self._lib, h = dev, dev._lib, _P()
-        _check(self._lib, self._lib.wgs_buffer_create(_handle(dev, Device, "device"),
+        _check(self._lib, self._lib.wgs_buffer_create(_handle(dev, "Device", "device"),
                                                       _uint(nbytes, "nbytes", _SIZE_BITS),
                                                       ctypes.byref(h)))
         self._h, self.nbytes = h, nbytes

@@ -2,8 +2,7 @@
 import ctypes
 
 from ._abi import LaunchConfig, LaunchResult, _SIZE_BITS, _int, _invalid, _real, _uint
-from ._native import _P, _check
-from .device import Device, Kernel, _handle, _scalar
+from ._native import _P, _check, _handle, _scalar
 
 _CONFIG_KEYS = ("local_size", "groups", "state_arg", "lock", "discovery", "barrier", "timeout_ms",
                 "close_wait_us", "time_kernel", "time_protocol")
@@ -34,7 +33,7 @@ class State:
 
     def __init__(self, dev, max_groups):
         self._dev, self._lib, h = dev, dev._lib, _P()
-        _check(self._lib, self._lib.wgs_state_create(_handle(dev, Device, "device"),
+        _check(self._lib, self._lib.wgs_state_create(_handle(dev, "Device", "device"),
                                                      _uint(max_groups, "max_groups", 32),
                                                      ctypes.byref(h)))
         self._h, self.max_groups = h, max_groups
@@ -43,14 +42,14 @@ class State:
         """Persistent launch of a wgsync Kernel; waits. Keywords: local_size, groups, state_arg,
         lock, discovery, barrier, timeout_ms, close_wait_us, time_kernel, time_protocol."""
         c, r = _config(self._lib, **cfg), LaunchResult()
-        kh = _handle(kernel, Kernel, "launch: kernel")
+        kh = _handle(kernel, "Kernel", "launch: kernel")
         _check(self._lib, self._lib.wgs_launch(self._h, kh, ctypes.byref(c), ctypes.byref(r)), r)
         return r
 
     def launch_async(self, kernel, **cfg):
         """Enqueues the launch and returns at once; State.result() waits and reports the latest."""
         c = _config(self._lib, **cfg)
-        kh = _handle(kernel, Kernel, "launch_async: kernel")
+        kh = _handle(kernel, "Kernel", "launch_async: kernel")
         _check(self._lib, self._lib.wgs_launch_async(self._h, kh, ctypes.byref(c)))
 
     def result(self):
