@@ -111,7 +111,7 @@ __global__ void k_bc_backward(const unsigned *row, const unsigned *col, unsigned
 }
 
 /* ---- persistent form: one loop, two policies ------------------------------------------------ */
-/* Measurement hooks: bench/cuda/app_variants.h defines them in a measurement build (it is
+/* Measurement hooks: bench/apps/app_variants.h defines them in a measurement build (it is
  * force-included there, scripts/gpu.sh VARIANT_FLAGS); these defaults are the apps as shipped. */
 #ifndef APP__HOOK_SPILL_ENV /* before each barrier: nothing */
 #define APP__HOOK_SPILL_ENV(env) ((void)0)

@@ -42,7 +42,7 @@ typedef size_t app_size;
 typedef unsigned app_u32;
 typedef size_t app_size;
 #endif
-/* The steps (the code between two barriers): inlined. bench/cuda/app_variants.h (APP_STEP_CALL)
+/* The steps (the code between two barriers): inlined. bench/apps/app_variants.h (APP_STEP_CALL)
  * makes each a call in a measurement build, the design that lost. */
 #ifdef APP__HOOK_STEP_FN
 #define APP_STEP_FN APP__HOOK_STEP_FN
@@ -78,7 +78,7 @@ APP_FN void app_atomic_add_f(float *p, float v) { atomicAdd(p, v); }
 #endif
 
 /* APP_KEEP(x): x held in a register from here on (an empty asm the compiler cannot see
- * through, so it cannot recompute x later instead). A measurement hook (bench/cuda/app_variants.h,
+ * through, so it cannot recompute x later instead). A measurement hook (bench/apps/app_variants.h,
  * APP_KEEP_PRIORITY): off, nothing. */
 #if defined(__CUDACC__) && defined(APP__HOOK_KEEP) && APP__HOOK_KEEP
 #define APP_KEEP(x) asm volatile("" : "+r"(x))

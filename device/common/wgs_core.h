@@ -902,7 +902,7 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  * Then a work-group barrier carries the representative's (or the combiner's) acquire to the
  * group, as the one before the arrival carried every work-item's writes to the release.
  * The measurements that chose these shapes are in docs/results.md; the designs that lost are
- * kept in bench/cuda/bench_variants.h with their figures. The sharded shape wins where arrivals
+ * kept in bench/common/bench_variants.h with their figures. The sharded shape wins where arrivals
  * bunch (barriers back to back, even steps); where they spread over microseconds it takes the
  * combiner's hop more than one count after the last arrival (0.7-0.8 us at 1056 x 256 on the
  * H100, wgsync-bench-skew), which then costs what grid.sync() costs. The published shape wins
@@ -910,7 +910,7 @@ WGS_FN void wgs__wait_while(const wgs_env *env, wgs_word_ptr p, unsigned v, unsi
  * count (the adds on one line; the last arrival's fence and stores), so only a launch that asks
  * for it takes it (WGS_BARRIER_PUBLISHED, from 880 groups: src/tuning.h).
  */
-/* Measurement hooks. bench/cuda/bench_variants.h defines them before including the device
+/* Measurement hooks. bench/common/bench_variants.h defines them before including the device
  * library, to build the seeded weakenings its litmus must catch and the designs of the wait that
  * were measured and lost; the installed headers define only these defaults, which are the
  * library as shipped: each helper below is the operation it names. */
@@ -1047,7 +1047,7 @@ WGS_FN void wgs__counter_wait(const wgs_env *env, unsigned site, unsigned made)
  *  - slave -> slave: the two chains above compose through the master.
  *  - same group: the work-group barriers.
  * Dropping any one of these breaks one chain; wgs_mp in device/opencl/kernels/tools.cl and
- * bench/cuda/bench_litmus.cu are the message-passing tests that check them.
+ * bench/litmus/bench_litmus.cu are the message-passing tests that check them.
  * Reuse without reset races: the master resets a flag to 0 only after reading 1, and the slave
  * writes 1 again only after reading that 0, so instance k+1 never sees instance k's value.
  */

@@ -236,11 +236,11 @@ WGS_DEV unsigned wgs__cuda_group_reduce(unsigned kind, unsigned x)
  * against 1.56 with the release add (grid.sync 1.24); sharded at 1056 x 256, 1.70 us against
  * 2.15 for a published instance written by the last arriver of one acq_rel count (the default
  * before). Measured and kept out: backed-off polls and a sleep per missing arrival
- * (bench/cuda/bench_variants.h), polling the one count at >= 1056 groups
+ * (bench/common/bench_variants.h), polling the one count at >= 1056 groups
  * (1.4-1.9x slower), a two-level tree (one more dependent round trip), fence.acq_rel instead of
  * acquire/release operations (0.3-0.6 us slower), Hopper clusters as the first level; and, to
  * shorten the sharded shape's path after the last arrival, the wait's acquire as a fence after
- * the poll (1 us slower back to back; design 4 of bench/cuda/bench_variants.h) or the combiner
+ * the poll (1 us slower back to back; design 4 of bench/common/bench_variants.h) or the combiner
  * polling with acquire loads (0.15-0.2 us slower; a patch beside its measurements, since the
  * library has no hook for it).
  */

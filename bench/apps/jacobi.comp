@@ -1,4 +1,4 @@
-/* 1-D Jacobi for -u'' = f (bench/vulkan/jacobi.c): u holds two copies of the grid, step k reads
+/* 1-D Jacobi for -u'' = f (bench/apps/jacobi.c): u holds two copies of the grid, step k reads
  * copy k mod 2 and writes the other. JACOBI_PERSISTENT: every step in one dispatch, the
  * participating groups striding over the grid with wgsync's grid barrier between steps (the
  * README's shape); else one step per dispatch (the loop forms). Both compute a point the same

@@ -6,7 +6,7 @@
  *       host time per call of the OpenCL calls every program makes, none of them using the
  *       extensions: clSetKernelArg, clEnqueueNDRangeKernel of an empty one-group kernel (plus
  *       clFinish every 64), clGetDeviceInfo(CL_DEVICE_NAME). Run it with and without
- *       OPENCL_LAYERS (bench/opencl/bench_layer.sh alternates them): the difference is the layer's.
+ *       OPENCL_LAYERS (bench/layer/bench_layer.sh alternates them): the difference is the layer's.
  *   wgsync-bench-layer barrier LOCAL [GROUPS [LABEL]]
  *       per-barrier time of intel_device_barrier through the layer (a plain OpenCL program under
  *       concurrent dispatch, GROUPS groups, default: what the layer's query answers) next to

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where a persistent app kernel's time goes: start, steps and barriers along its critical path.
 
-Reads the records an APP_TRACE=1 build of the apps appends (bench/cuda/app_variants.h): per
+Reads the records an APP_TRACE=1 build of the apps appends (bench/apps/app_variants.h): per
 launch and group, %globaltimer at kernel entry, after discovery, on each grid barrier's arrival
 (after the group's block barrier) and departure, and at exit. Per launch:
 

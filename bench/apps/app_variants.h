@@ -33,7 +33,7 @@
  *                        after each grid barrier (the arrival after a block barrier, so it is
  *                        the whole group's) and at exit, in both persistent forms; each launch's
  *                        timestamps appended to the file APP_TRACE_FILE names, for
- *                        bench/cuda/app_trace.py, which splits the kernel's time along its
+ *                        bench/apps/app_trace.py, which splits the kernel's time along its
  *                        critical path into start, steps and barriers; with each launch, the
  *                        GPU's time between two events around the kernel (the launch's own
  *                        time_kernel for wgsync's, the same two events around the cooperative

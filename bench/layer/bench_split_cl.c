@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_util.h"
+#include "bench_util_cl.h"
 #include "wgsync_opencl.h"
 
 static int cmp(const void *a, const void *b)

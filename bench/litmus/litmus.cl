@@ -1,6 +1,6 @@
 /*
  * Litmus at scale on OpenCL (the CUDA original and the definitions are in
- * bench/cuda/bench_litmus.cu): message passing (MP), store buffering (SB) and last-writer (LW)
+ * bench/litmus/bench_litmus.cu): message passing (MP), store buffering (SB) and last-writer (LW)
  * checks across the grid barrier, with memory stress from the half of each group that does not
  * check. out holds three words per participating group: crossings checked, violations, and the
  * first violated round (0: none). split: 0 full barrier, 1 arrive/wait, 2 no barrier (a

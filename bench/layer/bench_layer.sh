@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench/opencl/bench_layer.sh BUILD OUTDIR [LOCAL]: the OpenCL layer's cost on the device
+# bench/layer/bench_layer.sh BUILD OUTDIR [LOCAL]: the OpenCL layer's cost on the device
 # WGSYNC_DEVICE names. The calls benchmark 3 times without and 3 times with the layer,
 # alternating (what the layer adds to calls that do not use the extensions), then
 # intel_device_barrier through the layer next to wgsync's grid barrier at the layer's maximum

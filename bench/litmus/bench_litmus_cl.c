@@ -2,7 +2,7 @@
  * wgsync-bench-litmus-cl OUTDIR [ROUNDS] [GROUPS,...]: litmus at scale on the OpenCL device
  * (WGSYNC_DEVICE picks it): MP, SB and last-writer checks across the counter, split counter,
  * XF grid barriers and the counter barrier with an OR (its answers checked too), with memory stress from the non-checking half of each group (litmus.cl;
- * definitions in bench/cuda/bench_litmus.cu). Writes OUTDIR/litmus-opencl.csv; exits 1 when a
+ * definitions in bench/litmus/bench_litmus.cu). Writes OUTDIR/litmus-opencl.csv; exits 1 when a
  * crossing was violated.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench_util.h"
+#include "bench_util_cl.h"
 #include "wgsync.h"
 
 #define TRY(call)                                                                            \

@@ -1,7 +1,7 @@
 /*
  * wgsync-bench-jacobi-vk: 1-D Jacobi on a Vulkan device in three forms, each checked against the
  * host's result, timed side by side in one process:
- *   persistent   every step in one dispatch, wgsync's discovery and grid barrier (bench/vulkan/
+ *   persistent   every step in one dispatch, wgsync's discovery and grid barrier (bench/apps/
  *                jacobi.comp with JACOBI_PERSISTENT), launched through wgsync.h
  *   cmdbuf       one dispatch per step, all recorded in one command buffer with a compute-to-
  *                compute pipeline barrier between steps, one submit, one wait
