@@ -58,19 +58,16 @@ static int null_describe(wgs_state_t *pst, void *what, wgs_launch_config *cfg, w
 /* What the device side of a kernel that only calls wgs_discover leaves: the config words, the
  * epoch moved on, the participants (with discovery, the first compute-units groups poll in
  * time, as on a CPU device). */
-static int null_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfgp,
-                        const wgs__launch_ctx *c, const wgs__launch_plan *pp, int *captured)
+static int null_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg,
+                        const wgs__launch_ctx *c, const wgs__launch_plan *plan, int *captured)
 {
   wgs__null_state *st = (wgs__null_state *)(void *)pst;
-  const wgs__launch_plan plan = *pp;
-  const wgs_launch_config cfg = *cfgp;
-  const wgs_device_info *in = c->info;
   (void)what, (void)captured;
   uint32_t *w = st->words, *ctrl = w + WGS_G_CTRL;
-  memcpy(w + WGS_G_CONFIG, plan.w, sizeof plan.w);
-  uint32_t enough = cfg.close_at ? cfg.close_at : in->compute_units;
-  uint32_t part = plan.mode == WGS_MODE_DISCOVER && enough < plan.groups ? enough : plan.groups;
-  if (plan.w[WGS_CFG_EPOCHS]) {
+  memcpy(w + WGS_G_CONFIG, plan->w, sizeof plan->w);
+  uint32_t enough = cfg->close_at ? cfg->close_at : c->info->compute_units;
+  uint32_t part = plan->mode == WGS_MODE_DISCOVER && enough < plan->groups ? enough : plan->groups;
+  if (plan->w[WGS_CFG_EPOCHS]) {
     ctrl[WGS_CTRL_RESULT_EPOCH] = ctrl[WGS_CTRL_EPOCH];
     ctrl[WGS_CTRL_EPOCH]++;
   } else {
