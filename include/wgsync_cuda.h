@@ -49,6 +49,19 @@ unsigned *wgs_cuda_state_device_ptr(const wgs_cuda_state_t *st);
  * the over-provisioned launch size wgs_cuda_launch uses when cfg->groups is 0. */
 uint32_t wgs_cuda_default_groups(int device, size_t local_size);
 
+/* A launch you make yourself, for kernels another compiler builds and launches (Triton: the
+ * wgsync.triton module): plans a launch of fn with cfg->local_size threads per group (required)
+ * and shared_bytes of dynamic shared memory (cfg->groups 0: the over-provisioned default, the
+ * discovery's early close from the occupancy API for fn), writes the state's config words on
+ * `stream` where they changed, records the launch, and returns in *groups how many groups to
+ * launch. Launch fn next on the same stream with that grid and the state's device pointer; then
+ * wgs_cuda_state_result reports it like any launch. The kernel runs the protocol over the state
+ * itself (device/common/wgs_layout.h) with launch epochs and the lock-free poll; cfg->time_kernel
+ * is refused (time it with your own events). Under stream capture the config write is captured
+ * with the launch. */
+int wgs_cuda_prepare_launch(wgs_cuda_state_t *st, CUfunction fn, size_t shared_bytes,
+                            cudaStream_t stream, const wgs_launch_config *cfg, uint32_t *groups);
+
 /* The CUDA ordinal of a state's device (-1 for a state of another backend, or NULL). */
 int wgs_cuda_state_device(const wgs_cuda_state_t *st);
 

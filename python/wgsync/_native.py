@@ -85,6 +85,10 @@ _SIGS_CUDA = {
     "wgs_cuda_launch_function": (ctypes.c_int, [_P, _P, ctypes.POINTER(_P), ctypes.c_uint,
                                                 ctypes.c_size_t, _P, ctypes.POINTER(LaunchConfig),
                                                 ctypes.POINTER(LaunchResult)]),
+    "wgs_cuda_prepare_launch": (ctypes.c_int, [_P, _P, ctypes.c_size_t, _P, ctypes.POINTER(LaunchConfig),
+                                               ctypes.POINTER(ctypes.c_uint32)]),
+    "wgs_cuda_state_result": (ctypes.c_int, [_P, _P, ctypes.POINTER(LaunchResult)]),
+    "wgs_cuda_state_device_ptr": (_P, [_P]),
 }
 
 

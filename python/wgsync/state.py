@@ -52,12 +52,45 @@ class State:
         kh = _handle(kernel, "Kernel", "launch_async: kernel")
         _check(self._lib, self._lib.wgs_launch_async(self._h, kh, ctypes.byref(c)))
 
-    def result(self):
+    def result(self, stream=None):
         """Waits for the state's launches and returns the latest's LaunchResult (its error,
-        if any, as WgsyncError)."""
+        if any, as WgsyncError). CUDA: stream (an int handle or an object with .ptr) is where
+        the latest launch ran when you launched it yourself (prepare_function)."""
         r = LaunchResult()
-        _check(self._lib, self._lib.wgs_state_result(self._h, ctypes.byref(r)), r)
+        if stream is None:
+            _check(self._lib, self._lib.wgs_state_result(self._h, ctypes.byref(r)), r)
+        else:
+            self._cuda_only("result(stream=...)")
+            st = int(getattr(stream, "ptr", stream))
+            _check(self._lib, self._lib.wgs_cuda_state_result(self._h, _P(st), ctypes.byref(r)), r)
         return r
+
+    def _cuda_only(self, what):
+        if getattr(self._dev, "backend", "cl") != "cuda":
+            raise _invalid("%s: the state is not on a CUDA device" % what)
+
+    @property
+    def device_ptr(self):
+        """CUDA: the state's device address (the kernel's state argument)."""
+        self._cuda_only("device_ptr")
+        return self._lib.wgs_cuda_state_device_ptr(self._h) or 0
+
+    def prepare_function(self, function, local_size, shared_bytes=0, stream=0, **cfg):
+        """CUDA: a launch you make yourself (wgs_cuda_prepare_launch): plans a launch of the
+        CUfunction `function` with local_size threads per group, writes the state's config on
+        `stream`, and returns how many groups to launch there next, with the state's
+        device_ptr as the kernel's state. result(stream) then reports it. Keywords as launch
+        (state_arg and time_kernel do not apply)."""
+        self._cuda_only("prepare_function")
+        fn = int(getattr(function, "ptr", function))
+        st = int(getattr(stream, "ptr", stream))
+        c, groups = _config(self._lib, local_size=local_size, **cfg), ctypes.c_uint32(0)
+        _check(self._lib, self._lib.wgs_cuda_prepare_launch(self._h, _P(fn),
+                                                            _uint(shared_bytes, "shared_bytes",
+                                                                  _SIZE_BITS),
+                                                            _P(st), ctypes.byref(c),
+                                                            ctypes.byref(groups)))
+        return groups.value
 
     def launch_function(self, function, args, shared_bytes=0, stream=0, **cfg):
         """CUDA: persistent launch of a CUfunction (an int address: CuPy RawKernel(...).kernel.ptr,
@@ -65,8 +98,7 @@ class State:
         state_arg; ctypes scalars, numpy scalars, or device pointers (objects with .data.ptr,
         e.g. CuPy arrays, or a ctypes.c_void_p). stream: an int handle or an object with .ptr.
         Waits; returns the LaunchResult."""
-        if getattr(self._dev, "backend", "cl") != "cuda":
-            raise _invalid("launch_function: the state is not on a CUDA device")
+        self._cuda_only("launch_function")
         keep, argv = [], (_P * len(args))()
         for i, a in enumerate(args):
             if a is None:

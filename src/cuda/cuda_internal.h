@@ -62,6 +62,8 @@ typedef struct {
   unsigned num_args;
   size_t shared_bytes;
   cudaStream_t stream;
+  uint32_t *planned; /* a launch the caller makes (wgs_cuda_prepare_launch): the groups to launch
+                        go here, and the enqueue writes the config words only */
 } wgs__cuda_launch_args;
 
 /* A state on a CUDA device (a wgs_state_t, and a wgs_cuda_state_t, point at one). */

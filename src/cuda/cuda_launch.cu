@@ -161,7 +161,7 @@ static int cuda_describe(wgs_state_t *pst, void *what, wgs_launch_config *cfg, w
   kernel_ref kr = a->kr;
   if (!kr.sym && wgs__load_driver() != WGS_OK)
     return WGS_EBACKEND;
-  if (cfg->state_arg >= a->num_args)
+  if (!a->planned && cfg->state_arg >= a->num_args)
     return wgs__fail(WGS_EINVAL, "%s: state_arg is %u but the kernel has %u arguments", kr.who,
                      cfg->state_arg, a->num_args);
   int rc = wgs__use_device(st->device);
@@ -206,6 +206,9 @@ static int cuda_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *c
   if (!wgs__state(pub(st))->in_sync && (e = cudaStreamIsCapturing(stream, &capture)) != cudaSuccess)
     return wgs__cuda_fail("cudaStreamIsCapturing", e);
   int capturing = capture != cudaStreamCaptureStatusNone;
+  if (a->planned && cfg.time_kernel)
+    return wgs__fail(WGS_EINVAL, "%s: time_kernel is set, but the caller launches the kernel "
+                                 "(time it with the caller's own events)", kr.who);
   if (capturing && cfg.time_kernel)
     return wgs__fail(WGS_EINVAL, "%s: time_kernel is set, but the stream is being captured "
                                  "(time the graph's launch instead)", kr.who);
@@ -216,7 +219,8 @@ static int cuda_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *c
     return wgs__fail(WGS_ENOMEM, "%s: out of memory", kr.who);
   memcpy(argv, args, num_args * sizeof *argv);
   unsigned *state_ptr = st->mem;
-  argv[cfg.state_arg] = &state_ptr;
+  if (!a->planned) /* (a planned launch has no arguments here) */
+    argv[cfg.state_arg] = &state_ptr;
 
   /* A launch is the kernel alone, plus the config words when they changed (a captured graph
    * always carries them: the device's words may differ when it is replayed). */
@@ -235,7 +239,10 @@ static int cuda_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *c
   }
   if (cfg.time_kernel)
     STEP(cudaEventRecord(st->e0, stream), "cudaEventRecord")
-  if (kr.sym) {
+  if (a->planned) {
+    if (rc == WGS_OK)
+      *a->planned = groups; /* the caller launches next on this stream */
+  } else if (kr.sym) {
     STEP(cudaLaunchKernel(kr.sym, dim3(groups), dim3((unsigned)local), argv, shared_bytes, stream),
          "cudaLaunchKernel")
     if (rc == WGS_EBACKEND && e == cudaErrorInvalidDeviceFunction)
@@ -290,7 +297,7 @@ extern "C" int wgs_cuda_launch_async(wgs_state_t *st, const void *kernel, void *
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
-  interop_launch il = {NULL, {kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
+  interop_launch il = {NULL, {kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream, NULL};
   return interop(st, &il, cfg, 0, NULL);
 }
 
@@ -301,8 +308,30 @@ extern "C" int wgs_cuda_launch_function_async(wgs_state_t *st, CUfunction fn, vo
   WGS__REQUIRE(st);
   WGS__REQUIRE(fn);
   interop_launch il = {NULL, {NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
-                       stream};
+                       stream, NULL};
   return interop(st, &il, cfg, 0, NULL);
+}
+
+/* A launch the caller makes itself (src/launch.h's sequence without the kernel launch): planned
+ * for fn, its config words written on the stream, recorded for the result. */
+extern "C" int wgs_cuda_prepare_launch(wgs_state_t *st, CUfunction fn, size_t shared_bytes,
+                                       cudaStream_t stream, const wgs_launch_config *cfg,
+                                       uint32_t *groups)
+{
+  WGS__REQUIRE(st);
+  WGS__REQUIRE(fn);
+  WGS__REQUIRE(groups);
+  *groups = 0;
+  if (!cfg || cfg->local_size == 0)
+    return wgs__fail(WGS_EINVAL, "wgs_cuda_prepare_launch: cfg->local_size is 0 (expected the "
+                                 "threads per group the caller launches with)");
+  uint32_t planned = 0;
+  interop_launch il = {NULL, {NULL, fn, "wgs_cuda_prepare_launch", NULL}, NULL, 0, shared_bytes,
+                       stream, &planned};
+  int rc = interop(st, &il, cfg, 0, NULL);
+  if (rc == WGS_OK)
+    *groups = planned;
+  return rc;
 }
 
 extern "C" int wgs_cuda_launch(wgs_state_t *st, const void *kernel, void **args,
@@ -311,7 +340,7 @@ extern "C" int wgs_cuda_launch(wgs_state_t *st, const void *kernel, void **args,
 {
   WGS__REQUIRE(st);
   WGS__REQUIRE(kernel);
-  interop_launch il = {NULL, {kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream};
+  interop_launch il = {NULL, {kernel, NULL, "wgs_cuda_launch", NULL}, args, num_args, shared_bytes, stream, NULL};
   return interop(st, &il, cfg, 1, res);
 }
 
@@ -322,7 +351,7 @@ extern "C" int wgs_cuda_launch_function(wgs_state_t *st, CUfunction fn, void **a
   WGS__REQUIRE(st);
   WGS__REQUIRE(fn);
   interop_launch il = {NULL, {NULL, fn, "wgs_cuda_launch_function", NULL}, args, num_args, shared_bytes,
-                       stream};
+                       stream, NULL};
   return interop(st, &il, cfg, 1, res);
 }
 

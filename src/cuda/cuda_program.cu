@@ -236,7 +236,7 @@ static int table_describe(wgs_state_t *st, void *what, wgs_launch_config *cfg, w
       return wgs__fail(WGS_EINVAL, "wgs_launch: kernel argument %u was never set "
                                    "(wgs_kernel_set_arg; argument %u is the state)", i, state_arg);
   /* (the state's slot of the values is replaced at the enqueue; describe fills in the state) */
-  cs(st)->table = wgs__cuda_launch_args{NULL, k->kr, (void **)k->value, n, k->shared_bytes, 0};
+  cs(st)->table = wgs__cuda_launch_args{NULL, k->kr, (void **)k->value, n, k->shared_bytes, 0, NULL};
   return wgs__cuda_launch_via.describe(st, &cs(st)->table, cfg, c);
 }
 static int table_enqueue(wgs_state_t *st, void *what, const wgs_launch_config *cfg,
