@@ -4,8 +4,8 @@
 # headers, glslangValidator and lavapipe (the Vulkan backend and its tests), and for the
 # tests (WGS_DEPS_TESTS=1) SPIN (the model checks), clang (libFuzzer, tests/fuzz),
 # pkg-config (the examples against the installed package), PyOpenCL (the Python package's
-# interop test) and Oclgrind (the OpenCL layer on a simulator with a race detector). Sourced by
-# setup.sh and test.sh.
+# interop test), Oclgrind (the OpenCL layer on a simulator with a race detector) and Triton
+# from PyPI (the Triton device library's compile test). Sourced by setup.sh and test.sh.
 need=()
 command -v cc >/dev/null 2>&1 || need+=(gcc)
 command -v cmake >/dev/null 2>&1 || need+=(cmake)
@@ -35,4 +35,14 @@ if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null ||
     { echo "wgsync: could not install ${need[*]}" >&2; exit 1; }
+fi
+# Triton from PyPI, for the Triton device library's compile test (python.triton_aot compiles it
+# for an NVIDIA target, which needs no GPU), in a virtual environment of its own
+if [ -n "${WGS_DEPS_TESTS:-}" ]; then
+  export WGS_TRITON_VENV=${WGS_TRITON_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/wgsync/triton-venv}
+  if ! "$WGS_TRITON_VENV/bin/python" -c "import triton" 2>/dev/null; then
+    echo "wgsync: installing Triton 3.6.0 into $WGS_TRITON_VENV"
+    { /usr/bin/python3 -m venv "$WGS_TRITON_VENV" && "$WGS_TRITON_VENV/bin/pip" install -q triton==3.6.0; } >/dev/null 2>&1 ||
+      echo "wgsync: could not install Triton (python.triton_aot will be skipped)" >&2
+  fi
 fi

@@ -164,11 +164,15 @@ static int decode_result(const uint32_t *glob, const wgs__launch_record *lr, uin
     }
     if (shown < res->err_missing_count)
       snprintf(ids + used, sizeof ids - used, ", ...");
+    /* (site 0: a device library that has no source line to give, as Triton's) */
+    char line[32] = "";
+    if (res->err_site != 0)
+      snprintf(line, sizeof line, " at user line %u", res->err_site);
     return wgs__fail(WGS_EDEADLOCK,
-                     "%sgrid barrier at user line %u (barrier instance %u) was not reached by "
+                     "%sgrid barrier%s (barrier instance %u) was not reached by "
                      "every group within the spin limit: %u of %u groups arrived; missing group "
                      "ids: %s (reported by group %u; %u groups launched, %s)",
-                     who, res->err_site, res->err_instance, res->err_arrived, res->err_expected, ids, e[WGS_ERR_REPORTER], lr->launched,
+                     who, line, res->err_instance, res->err_arrived, res->err_expected, ids, e[WGS_ERR_REPORTER], lr->launched,
                      lr->mode == WGS_MODE_DISCOVER ? "ids from discovery"
                                                    : "native ids, discovery off");
   }

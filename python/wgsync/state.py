@@ -75,16 +75,25 @@ class State:
         self._cuda_only("device_ptr")
         return self._lib.wgs_cuda_state_device_ptr(self._h) or 0
 
-    def prepare_function(self, function, local_size, shared_bytes=0, stream=0, **cfg):
+    def config(self, **cfg):
+        """A launch config made once (the keywords of launch), for prepare_function(config=)."""
+        return _config(self._lib, **cfg)
+
+    def prepare_function(self, function, local_size, shared_bytes=0, stream=0, config=None, **cfg):
         """CUDA: a launch you make yourself (wgs_cuda_prepare_launch): plans a launch of the
         CUfunction `function` with local_size threads per group, writes the state's config on
         `stream`, and returns how many groups to launch there next, with the state's
         device_ptr as the kernel's state. result(stream) then reports it. Keywords as launch
-        (state_arg and time_kernel do not apply)."""
+        (state_arg and time_kernel do not apply), or config: one made by config() with this
+        local_size."""
         self._cuda_only("prepare_function")
         fn = int(getattr(function, "ptr", function))
         st = int(getattr(stream, "ptr", stream))
-        c, groups = _config(self._lib, local_size=local_size, **cfg), ctypes.c_uint32(0)
+        c = config if config is not None else _config(self._lib, local_size=local_size, **cfg)
+        if c.local_size != local_size:
+            raise _invalid("prepare_function: local_size is %r but the config's is %d"
+                           % (local_size, c.local_size))
+        groups = ctypes.c_uint32(0)
         _check(self._lib, self._lib.wgs_cuda_prepare_launch(self._h, _P(fn),
                                                             _uint(shared_bytes, "shared_bytes",
                                                                   _SIZE_BITS),

@@ -38,6 +38,17 @@ __all__ = ["Grid", "discover", "grid_barrier", "grid_barrier_or", "grid_arrive",
            "participating", "SUM", "MIN", "MAX"]
 
 _DISCOVERY = {"protocol": 0, "all": 1, "fixed": 2}
+_BARRIER = {"counter": 2, "published": 3}  # wgs_barrier: the counter barrier's shapes
+
+
+def _spec(arg):
+    """What Triton specialises a kernel argument on (its compiled code, so its occupancy, can
+    differ with it)."""
+    if hasattr(arg, "data_ptr"):
+        return (str(getattr(arg, "dtype", None)), arg.data_ptr() % 16 == 0)
+    if isinstance(arg, bool) or not isinstance(arg, int):
+        return (type(arg).__name__, arg if isinstance(arg, (bool, float, str)) else None)
+    return ("int", arg == 1, arg % 16 == 0, -2**31 <= arg < 2**31)
 
 
 def _ordinal(device):
@@ -78,36 +89,68 @@ class Grid:
         self.dtype = tl.uint32
         self.programs = 0
         self._stream = None
+        self._ptr = self.state.device_ptr
+        self._kernels = {}  # what a launch needs of a compiled kernel, by what Triton specialises on
+        self._configs = {}  # wgsync launch configs, by their keywords
 
     def data_ptr(self):
-        return self.state.device_ptr
+        return self._ptr
+
+    def _compiled(self, kernel, args, num_warps, kwargs, fresh):
+        """(CUfunction, dynamic shared bytes, threads) of kernel as Triton compiles it for these
+        arguments: asked of Triton once per kernel, num_warps, keywords and what Triton
+        specialises arguments on (a tensor's dtype and 16-byte alignment, an int being 1 or a
+        multiple of 16), then kept; fresh: ask again (a fixed launch, whose size must fit the
+        kernel exactly)."""
+        try:
+            key = (kernel, num_warps, tuple(sorted(kwargs.items())), tuple(_spec(a) for a in args))
+            hash(key)
+        except TypeError:  # an unhashable keyword: no caching
+            key, fresh = None, True
+        hit = None if fresh else self._kernels.get(key)
+        if hit is None:
+            compiled = kernel.warmup(self, *args, grid=(1,), num_warps=num_warps, **kwargs)
+            compiled._init_handles()
+            hit = (compiled.function, compiled.metadata.shared, compiled.metadata.num_warps * 32)
+            if key is not None:
+                self._kernels[key] = hit
+        return hit
 
     def launch(self, kernel, *args, num_warps=4, programs=None, discovery="protocol",
-               close_wait_us=None, timeout_ms=None, **kwargs):
+               barrier="counter", close_wait_us=None, timeout_ms=None, **kwargs):
         """Launches kernel (a @triton.jit function whose first argument is the state) with this
         Grid and *args, **kwargs (its other arguments and constexprs, num_stages and the like).
         programs: how many to launch (default: the most that could run at once, from the
         occupancy API for the compiled kernel; discovery finds those that do). discovery:
-        "protocol" (default), or "fixed" for a count you know runs at once (every launched
-        program takes part: a count too high deadlocks, which a CHECKED kernel reports).
+        "protocol" (default), "fixed" for a count you know runs at once (every launched program
+        takes part; refused above what the occupancy API allows), or "all" (every launched
+        program takes part, unchecked: a count too high deadlocks, which a CHECKED kernel
+        reports). barrier: "counter" (default: the shapes wgsync picks by program count) or
+        "published" (from 880 programs, one count whose last arrival publishes: for kernels
+        whose programs reach each barrier at different times; docs/guide.md).
         close_wait_us, timeout_ms: as wgsync's launch config (the close wait; a checked
         kernel's spin bound). Returns the programs launched; result() reports the launch."""
         from triton.runtime import driver
         if discovery not in _DISCOVERY:
-            raise _invalid("Grid.launch: discovery %r: expected 'protocol' or 'fixed'" % (discovery,))
+            raise _invalid("Grid.launch: discovery %r: expected 'protocol', 'fixed' or 'all'"
+                           % (discovery,))
+        if barrier not in _BARRIER:
+            raise _invalid("Grid.launch: barrier %r: expected 'counter' or 'published'" % (barrier,))
         if not isinstance(num_warps, int) or num_warps < 1:
             raise _invalid("Grid.launch: num_warps is %r (expected a positive int)" % (num_warps,))
-        compiled = kernel.warmup(self, *args, grid=(1,), num_warps=num_warps, **kwargs)
-        compiled._init_handles()
-        threads = compiled.metadata.num_warps * 32
+        fn, shared, threads = self._compiled(kernel, args, num_warps, kwargs, discovery == "fixed")
         stream = driver.active.get_current_stream(self.device)
-        cfg = {"groups": programs or 0, "discovery": _DISCOVERY[discovery], "barrier": 2}
-        if close_wait_us is not None:
-            cfg["close_wait_us"] = close_wait_us
-        if timeout_ms is not None:
-            cfg["timeout_ms"] = timeout_ms
-        n = self.state.prepare_function(compiled.function, threads, compiled.metadata.shared,
-                                        stream, **cfg)
+        ckey = (programs, discovery, barrier, close_wait_us, timeout_ms, threads)
+        cfg = self._configs.get(ckey)
+        if cfg is None:
+            kw = {"groups": programs or 0, "discovery": _DISCOVERY[discovery],
+                  "barrier": _BARRIER[barrier]}
+            if close_wait_us is not None:
+                kw["close_wait_us"] = close_wait_us
+            if timeout_ms is not None:
+                kw["timeout_ms"] = timeout_ms
+            cfg = self._configs[ckey] = self.state.config(local_size=threads, **kw)
+        n = self.state.prepare_function(fn, threads, shared, stream, config=cfg)
         kernel[(n,)](self, *args, num_warps=num_warps, **kwargs)
         self.programs, self._stream = n, stream
         return n
