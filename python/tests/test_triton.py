@@ -121,6 +121,30 @@ def bump(state, counter, ROUNDS: tl.constexpr):
         tl.store(counter + 2, tl.load(counter + 2) + ROUNDS)
 
 
+# The README's example, verbatim (its "Triton" section), with a store of its total added below.
+@triton.jit
+def jacobi(state, x, y, n, out, STEPS: tl.constexpr, BLOCK: tl.constexpr):
+    env = wt.discover(state)                 # first, in every program
+    if wt.participating(env) == 0:
+        return                               # not running at once with the others: leave
+    pid, npid = wt.group_id(env), wt.num_groups(env)
+    for step in range(STEPS):
+        for b in range(pid * BLOCK, n, npid * BLOCK):
+            i = b + tl.arange(0, BLOCK)
+            ok = (i > 0) & (i < n - 1)
+            v = (tl.load(x + i - 1, mask=ok) + tl.load(x + i + 1, mask=ok)) * 0.5
+            tl.store(y + i, v, mask=ok)
+        env = wt.grid_barrier(env)           # every program's stores visible to every program
+        x, y = y, x
+    part = 0.0
+    for b in range(pid * BLOCK, n, npid * BLOCK):
+        i = b + tl.arange(0, BLOCK)
+        part += tl.sum(tl.load(x + i, mask=i < n, other=0.0), axis=0)
+    env, total = wt.grid_reduce(env, part, wt.SUM)   # the same bits in every program
+    if pid == 0:
+        tl.store(out, total)
+
+
 def main():
     dev = torch.device("cuda")
     props = torch.cuda.get_device_properties(dev)
@@ -239,6 +263,21 @@ def main():
         nb = gb.result().participants
     check(st.tolist() == [0, 0] and na > 0 and nb > 0,
           "two streams: %d and %d programs, stale %s" % (na, nb, st.tolist()))
+
+    # the README's example against the same steps in PyTorch
+    n = 1 << 20
+    x0 = torch.rand(n, device=dev)
+    x, y = x0.clone(), x0.clone()
+    tot = torch.zeros(1, device=dev)
+    grid.launch(jacobi, x, y, n, tot, STEPS=100, BLOCK=1024, num_warps=4)
+    parts = grid.result().participants
+    ref, tmp = x0.clone(), x0.clone()
+    for _ in range(100):
+        tmp[1:-1] = (ref[:-2] + ref[2:]) * 0.5
+        ref, tmp = tmp, ref
+    check(torch.allclose(x, ref) and abs(tot.item() - ref.sum().item()) < 1e-3 * n,
+          "the README's Jacobi (%d programs): max error %.2e, total %.3f against %.3f"
+          % (parts, (x - ref).abs().max().item(), tot.item(), ref.sum().item()))
 
     if failures:
         print("FAILED: %d: %s" % (len(failures), "; ".join(failures)))
