@@ -66,7 +66,7 @@ def message_passing(state, data, stale, rounds, CHECKED: tl.constexpr):
         tl.store(data + gid, (r * n + gid).to(tl.uint32))
         env = wt.grid_barrier(env, CHECKED)
         nb = (gid + 1) % n
-        v = tl.load(data + nb, volatile=True)
+        v = tl.load(data + nb)  # a plain load, cached in L1: stale there without the acquire
         bad += (v != (r * n + nb).to(tl.uint32)).to(tl.int32)
         env = wt.grid_barrier(env, CHECKED)  # nobody overwrites before every read is done
     tl.atomic_add(stale, bad)
@@ -113,7 +113,7 @@ def bump(state, counter, ROUNDS: tl.constexpr):
         if wt.group_id(env) == 0:
             tl.store(counter, tl.load(counter) + 1)
         env = wt.grid_barrier(env)
-        v = tl.load(counter, volatile=True)
+        v = tl.load(counter)
         env = wt.grid_barrier(env)
         tl.atomic_add(counter + 1, (v != tl.load(counter + 2) + r + 1).to(tl.int32))
     env = wt.grid_barrier(env)

@@ -80,6 +80,15 @@ def _st_rel(p, v):
 
 
 @triton.jit
+def _acquire_at(p, target):
+    """An acquire load of *p that reads target or later (the caller saw it already). Its value
+    decides the loop, so the load stays: Triton turns an acquire add of 0 into an acquire load,
+    and drops a load whose value nobody uses."""
+    while _short(_ld_acq(p), target):
+        pass
+
+
+@triton.jit
 def _short(v, target):
     """v has not reached target, the counts compared as a wrapping difference."""
     return (v - target).to(tl.int32, bitcast=True) < 0
@@ -157,27 +166,29 @@ def _report_grid(g, s, mg, gid, n, k, site):
 
 @triton.jit
 def _poll_until(g, s, mg, gid, n, k, word, target, CHECKED: tl.constexpr):
-    """Relaxed polls of *word until it reaches target, then one acquire load (wgs__poll_until):
-    that load reads the satisfying value or a later one, written by an RMW in the release
-    sequence of every arrival (the adds on a count form one chain), or by the release store of
-    the group that acquired them all (a replica), so it synchronises with every arrival."""
-    go = _short(_ld_rlx(word), target)
+    """Acquire loads of *word until it reaches target: the load that reads the satisfying value
+    (or a later one, written by an RMW in the release sequence of every arrival, since the adds
+    on a count form one chain, or by the release store of the program that acquired them all: a
+    replica) synchronises with every arrival. (wgs_core.h polls relaxed, then makes one acquire
+    load; here the acquire is the poll: Triton runs each scalar poll in one thread behind a
+    program barrier, so a separate acquire after it costs a whole round more, 0.15-0.3 us a
+    barrier on the H200, and a value read for its ordering alone would be dropped.)"""
+    go = _short(_ld_acq(word), target)
     if CHECKED:
         t0 = _clock_ns()
         limit = _limit_ns(g)
         while go:
-            go = _short(_ld_rlx(word), target)
+            go = _short(_ld_acq(word), target)
             if go:
                 why = _gave_up(s, t0, limit)
                 if why == 1:
                     _report_grid(g, s, mg, gid, n, k, 0)
                     _st_rel(s + WGS_W_ABORT, WGS_ABORT_DONE)
-                if why != 0:
+                if why != 0:  # (leaves: the kernel is ending, and the host reports it)
                     go = False
     else:
         while go:
-            go = _short(_ld_rlx(word), target)
-    _ld_acq(word)
+            go = _short(_ld_acq(word), target)
 
 
 # ---- discovery (Sorensen et al. 2016 §3; wgsync's lock-free poll, wgs_core.h wgs__poll_free) -
@@ -361,7 +372,7 @@ def _arrive(env, MAY_WAIT: tl.constexpr, CHECKED: tl.constexpr):
                 # The last arrival: an acquire load of the count reads the last RMW of the chain
                 # of every arrival's release add, so it synchronises with all of them; then
                 # the replicas' release stores pass that on (cumulative through the barrier).
-                _ld_acq(shard0)
+                _acquire_at(shard0, n * want)
                 tl.debug_barrier()
                 lanes = tl.arange(0, _LANES)
                 replicas = s + WGS_W_SHARDS + (WGS_SHARDS_MAX + lanes) * WGS_LINE_WORDS
@@ -399,6 +410,7 @@ def _wait(env, made, CHECKED: tl.constexpr):
             target = (n // S) * want + tl.where(lanes < n % S, want, 0)
             short = tl.max((live & _short(tl.load(shards, mask=live, other=0, volatile=True),
                                           target)).to(tl.int32), axis=0)
+            left = tl.full((), 0, tl.int32)
             if CHECKED:
                 t0 = _clock_ns()
                 limit = _limit_ns(g)
@@ -413,7 +425,14 @@ def _wait(env, made, CHECKED: tl.constexpr):
                             _st_rel(s + WGS_W_ABORT, WGS_ABORT_DONE)
                         if why != 0:
                             short = 0
-            tl.atomic_add(shards, tl.zeros([_LANES], tl.uint32), mask=live, sem="acquire", scope="gpu")
+                            left = 1
+            # (the acquire RMWs' values decide a loop that ends at once, so that none is dropped;
+            # a spin that gave up skips it)
+            again = 1 - left
+            while again != 0:
+                acq = tl.atomic_add(shards, tl.zeros([_LANES], tl.uint32), mask=live, sem="acquire",
+                                    scope="gpu")
+                again = tl.max((live & _short(acq, target)).to(tl.int32), axis=0)
             tl.debug_barrier()
             replicas = s + WGS_W_SHARDS + (WGS_SHARDS_MAX + lanes) * WGS_LINE_WORDS
             tl.atomic_xchg(replicas, tl.full([_LANES], 0, tl.uint32) + want, mask=lanes < R,
