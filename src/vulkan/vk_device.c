@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "vk_internal.h"
+#include "wgsync_vulkan.h"
 
 /* ---- the loader and the process's instance --------------------------------------------------- */
 static pthread_mutex_t instance_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -259,15 +260,19 @@ void wgs__vk_dev_release(wgs_device_t *dev)
   for (int i = 0; i < 2; i++)
     if (d->tools[i])
       wgs__vk_program_free(d->tools[i]); /* (it holds no reference to the device) */
-  if (d->device) {
-    d->d.vkQueueWaitIdle(d->queue);
-    if (d->pool)
-      d->d.vkDestroyCommandPool(d->device, d->pool, NULL);
-    d->d.vkDestroyDevice(d->device, NULL);
+  if (d->device && d->pool) {
+    /* (the user's queue: wgsync's own launches on it have been waited for, see the drains) */
+    if (!d->wrapped)
+      d->d.vkQueueWaitIdle(d->queue);
+    d->d.vkDestroyCommandPool(d->device, d->pool, NULL);
   }
+  if (d->device && !d->wrapped)
+    d->d.vkDestroyDevice(d->device, NULL);
   pthread_mutex_destroy(&d->lock);
   free(d);
 }
+
+static int finish(wgs__vk_device *d, wgs_device_t **out);
 
 static int vk_open(const wgs_device_select *sel, const char *how, wgs_device_t **out)
 {
@@ -322,14 +327,32 @@ static int vk_open(const wgs_device_select *sel, const char *how, wgs_device_t *
     wgs__vk_dev_release((wgs_device_t *)(void *)d);
     return wgs__vk_fail("vkCreateDevice", r);
   }
-#define WGS_VK_LOAD(f) d->d.f = (PFN_##f)vk->vkGetDeviceProcAddr(d->device, #f);
+  return finish(d, out);
+}
+
+/* A device's entry points, its command pool and timestamp period, once d->device and its queue
+ * are known (a device wgsync made, or the user's). Releases d on failure. */
+static int finish(wgs__vk_device *d, wgs_device_t **out)
+{
+  const wgs__vk_fns *vk = d->vk;
+  const char *missing = NULL;
+#define WGS_VK_LOAD(f)                                                                            \
+  if (!(d->d.f = (PFN_##f)vk->vkGetDeviceProcAddr(d->device, #f)) && !missing)                    \
+    missing = #f;
   WGS_VK_DEVICE_FNS(WGS_VK_LOAD)
 #undef WGS_VK_LOAD
-  d->d.vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
+  if (missing) {
+    wgs__vk_dev_release((wgs_device_t *)(void *)d);
+    return wgs__fail(WGS_EINVAL, "the Vulkan device has no %s (wgsync needs the device made with "
+                                 "VK_KHR_push_descriptor and VK_KHR_shader_clock enabled)", missing);
+  }
+  if (!d->queue) /* (a device wgsync made: its one queue) */
+    d->d.vkGetDeviceQueue(d->device, d->queue_family, 0, &d->queue);
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                 .queueFamilyIndex = d->queue_family};
-  if ((r = d->d.vkCreateCommandPool(d->device, &pi, NULL, &d->pool)) != VK_SUCCESS) {
+  VkResult r = d->d.vkCreateCommandPool(d->device, &pi, NULL, &d->pool);
+  if (r != VK_SUCCESS) {
     wgs__vk_dev_release((wgs_device_t *)(void *)d);
     return wgs__vk_fail("vkCreateCommandPool", r);
   }
@@ -341,6 +364,69 @@ static int vk_open(const wgs_device_select *sel, const char *how, wgs_device_t *
   d->timestamp_ns = q[d->queue_family].timestampValidBits ? pp.limits.timestampPeriod : 0.0;
   *out = (wgs_device_t *)(void *)d;
   return WGS_OK;
+}
+
+/* wgsync on the user's device (wgsync_vulkan.h): the entry points from the user's loader, the
+ * physical device checked as a device wgsync opens is, the queue family checked for compute.
+ * What the device was created with cannot be asked of Vulkan: the device-level entry points
+ * that are missing (push descriptors) say so, the rest is the caller's promise. */
+int wgs_device_wrap_vulkan(PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkInstance instance,
+                           VkPhysicalDevice physical_device, VkDevice device, uint32_t queue_family,
+                           VkQueue queue, wgs_device_t **out)
+{
+  const char *null = !get_instance_proc_addr ? "get_instance_proc_addr" : !instance ? "instance"
+                     : !physical_device ? "physical_device" : !device ? "device"
+                     : !queue ? "queue" : !out ? "out" : NULL;
+  if (null)
+    return wgs__fail(WGS_EINVAL, "wgs_device_wrap_vulkan: argument '%s' is NULL", null);
+  *out = NULL;
+  wgs__vk_device *d = calloc(1, sizeof *d);
+  if (!d)
+    return wgs__fail(WGS_ENOMEM, "wgs_device_wrap_vulkan: out of memory");
+  wgs__vk_fns *f = &d->d; /* (the instance-level ones first, kept beside the device's) */
+  f->vkGetInstanceProcAddr = get_instance_proc_addr;
+#define WGS_VK_LOAD(fn) f->fn = (PFN_##fn)get_instance_proc_addr(instance, #fn);
+  WGS_VK_INSTANCE_FNS(WGS_VK_LOAD)
+#undef WGS_VK_LOAD
+  d->wrapped_fns = *f;
+  d->vk = &d->wrapped_fns;
+  d->ops = &wgs__vulkan_ops;
+  d->refs = 1;
+  d->wrapped = 1;
+  d->phys = physical_device;
+  d->device = device;
+  d->queue = queue;
+  pthread_mutex_init(&d->lock, NULL);
+  if (!f->vkGetDeviceProcAddr || !f->vkGetPhysicalDeviceFeatures2) {
+    free(d);
+    return wgs__fail(WGS_EINVAL, "wgs_device_wrap_vulkan: the instance gives no "
+                                 "vkGetDeviceProcAddr or vkGetPhysicalDeviceFeatures2 (Vulkan 1.2 "
+                                 "is needed)");
+  }
+  uint32_t family = 0;
+  int device_scope = 0, chains = 0;
+  char why[128];
+  if (!usable(d->vk, physical_device, &family, &device_scope, &chains, why, sizeof why)) {
+    wgs__vk_dev_release((wgs_device_t *)(void *)d);
+    return wgs__fail(WGS_EINVAL, "wgs_device_wrap_vulkan: the physical device cannot run "
+                                 "wgsync's shaders: %s", why);
+  }
+  VkQueueFamilyProperties q[32];
+  uint32_t nq = 32;
+  d->vk->vkGetPhysicalDeviceQueueFamilyProperties(physical_device, &nq, q);
+  if (queue_family >= nq || !(q[queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT)) {
+    wgs__vk_dev_release((wgs_device_t *)(void *)d);
+    return wgs__fail(WGS_EINVAL, "wgs_device_wrap_vulkan: queue family %u %s", queue_family,
+                     queue_family >= nq ? "does not exist on the physical device"
+                                        : "has no compute queues");
+  }
+  d->queue_family = queue_family;
+  describe(d->vk, physical_device, 0, &d->info);
+  /* work-group scope barriers need the availability and visibility chains enabled, which the
+   * caller may not have done: device scope, which the memory model always allows */
+  d->group_scope = 0;
+  d->vk->vkGetPhysicalDeviceMemoryProperties(physical_device, &d->mem);
+  return finish(d, out);
 }
 
 static void vk_close(wgs_device_t *dev) { wgs__vk_dev_release(dev); }

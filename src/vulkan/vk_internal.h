@@ -36,7 +36,8 @@ extern const wgs__backend_ops wgs__vulkan_ops;
   X(vkCmdPushConstants) X(vkCmdDispatch) X(vkCmdPipelineBarrier) X(vkCmdFillBuffer)               \
   X(vkCmdUpdateBuffer) X(vkCmdWriteTimestamp) X(vkCmdResetQueryPool) X(vkCreateQueryPool)         \
   X(vkDestroyQueryPool) X(vkGetQueryPoolResults) X(vkCreateFence) X(vkDestroyFence)              \
-  X(vkWaitForFences) X(vkQueueSubmit) X(vkQueueWaitIdle) X(vkCmdPushDescriptorSetKHR)
+  X(vkWaitForFences) X(vkQueueSubmit) X(vkQueueWaitIdle) X(vkCmdPushDescriptorSetKHR)        \
+  X(vkCreateEvent) X(vkDestroyEvent) X(vkCmdSetEvent) X(vkGetEventStatus) X(vkResetEvent)
 typedef struct {
   PFN_vkGetInstanceProcAddr vkGetInstanceProcAddr;
   PFN_vkCreateInstance vkCreateInstance;
@@ -64,6 +65,7 @@ typedef struct {
   WGS__DEVICE_HEAD;
   int refs;                    /* the user's handle and every state, program, kernel and buffer */
   const wgs__vk_fns *vk;       /* instance-level entry points */
+  wgs__vk_fns wrapped_fns;     /* a wrapped device's: from the user's loader and instance */
   wgs__vk_fns d;               /* with the device-level ones of this device */
   VkPhysicalDevice phys;
   VkDevice device;
@@ -77,6 +79,8 @@ typedef struct {
   int clock32;                 /* the clock counts in 32 bits (lavapipe): bounds kept below 2^31 */
   int group_scope;             /* work-group barriers at work-group scope (wgsync.glsl: a GPU
                                   with availability and visibility chains) */
+  int wrapped;                 /* the user's VkDevice (wgs_device_wrap_vulkan): never destroyed
+                                  here; wgsync's own objects on it are */
   wgs_program_t *tools[2];     /* the tools' shaders, unchecked and checked (made on first use) */
 } wgs__vk_device;
 
@@ -84,7 +88,8 @@ typedef struct {
   WGS__BUFFER_HEAD; /* ops, device, size (src/device.h) */
   VkBuffer buf;
   VkDeviceMemory mem;
-  void *map; /* host-visible, coherent, mapped for its life */
+  void *map; /* host-visible, coherent, mapped for its life (NULL: the user's, wrapped) */
+  int wrapped; /* the user's VkBuffer (wgs_buffer_wrap_vulkan): neither mapped nor freed here */
 } wgs__vk_buffer;
 
 /* A launch in flight: its command buffer, fence and (when timed) timestamps. */
@@ -101,6 +106,9 @@ typedef struct {
   unsigned in_flight;    /* launches submitted since the last result */
   VkQueryPool timing;    /* 2 timestamps: the latest timed launch's dispatch */
   int timed;             /* the latest launch wrote them */
+  VkEvent done;          /* set by a launch recorded into the user's command buffer at its end
+                            (wgs_launch_record_vulkan), made on the first one */
+  int recorded;          /* such a launch is pending: its result not yet read */
 } wgs__vk_state;
 
 /* A program: SPIR-V modules, one per kernel (a user module's entry points, the tools' by name),

@@ -1,10 +1,12 @@
 /* Vulkan backend: states, launches (one command buffer each: the config words and the state's
- * clearing, then the dispatch), and the words a result is decoded from. */
+ * clearing, then the dispatch; or the same recorded into the user's command buffer), and the
+ * words a result is decoded from. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vk_internal.h"
+#include "wgsync_vulkan.h"
 
 static wgs__vk_device *vdev(wgs_device_t *dev) { return (wgs__vk_device *)(void *)dev; }
 static wgs__vk_state *vst(wgs_state_t *st) { return (wgs__vk_state *)(void *)st; }
@@ -67,6 +69,8 @@ void wgs__vk_state_release(wgs_state_t *pst)
   drain(st);
   if (st->timing)
     d->d.vkDestroyQueryPool(d->device, st->timing, NULL);
+  if (st->done) /* (a recorded launch still pending is the user's to have waited for) */
+    d->d.vkDestroyEvent(d->device, st->done, NULL);
   wgs__vk_buffer_free(d, &st->words);
   wgs_device_t *dev = st->dev;
   wgs__state_head_fini((wgs__state_head *)st);
@@ -260,27 +264,16 @@ static int vk_describe(wgs_state_t *pst, void *what, wgs_launch_config *cfg, wgs
   return WGS_OK;
 }
 
-/* The plan's words and the state's reset, then the dispatch, on one command buffer. */
-static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg,
-                      const wgs__launch_ctx *c, const wgs__launch_plan *pp, int *captured)
+/* A launch's commands on cb: after everything recorded before them, the plan's words and the
+ * state's reset, the dispatch, then a barrier before everything after them (the host's reads
+ * after the submit's end included). */
+static void record(wgs__vk_state *st, wgs__vk_kernel *k, const wgs_launch_config *cfg,
+                   const wgs__launch_plan *pp, unsigned slot, unsigned push, VkCommandBuffer cb,
+                   int timed)
 {
-  wgs__vk_state *st = vst(pst);
-  wgs__vk_kernel *k = what;
   wgs__vk_device *d = vdev(st->dev);
-  const char *kname = c->kname;
   const wgs__launch_plan plan = *pp;
-  int rc;
-  (void)captured;
-  unsigned slot = 0, push = 0;
-  if ((rc = pipeline(k, plan.local, cfg->state_arg, &slot, &push)) != WGS_OK)
-    return rc;
-  if (st->in_flight == WGS_VK_FLIGHTS && (rc = drain(st)) != WGS_OK)
-    return rc;
-  VkCommandBuffer cb;
-  if ((rc = wgs__vk_begin_once(d, &cb)) != WGS_OK)
-    return rc;
-  /* After everything before it on the queue (launches, copies): the config words, the control
-   * line and half 0 cleared (no launch epochs on Vulkan), then the dispatch. */
+  /* the config words, the control line and half 0 cleared (no launch epochs on Vulkan) */
   VkBuffer sb = st->words.buf;
   uint32_t mg = st->max_groups;
   full_barrier(d, cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -289,7 +282,8 @@ static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg
   d->d.vkCmdFillBuffer(cb, sb, WGS_G_CTRL * 4u, WGS_LINE_WORDS * 4u, 0u);
   d->d.vkCmdFillBuffer(cb, sb, (WGS_HALF(mg, 0u) + WGS_LINE_WORDS) * 4u,
                        (WGS_HALF_WORDS(mg) - WGS_LINE_WORDS) * 4u, 0u);
-  full_barrier(d, cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+  /* (the launch's own buffers may have been written by any command before: all of them) */
+  full_barrier(d, cb, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
   d->d.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe[slot].pipe);
   VkDescriptorBufferInfo bi[WGS_VK_ARGS];
@@ -316,7 +310,6 @@ static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg
   d->d.vkCmdPushDescriptorSetKHR(cb, VK_PIPELINE_BIND_POINT_COMPUTE, k->pipe[slot].layout, 0, nw, wr);
   if (push)
     d->d.vkCmdPushConstants(cb, k->pipe[slot].layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push, pc);
-  int timed = cfg->time_kernel && st->timing;
   if (timed) {
     d->d.vkCmdResetQueryPool(cb, st->timing, 0, 2);
     d->d.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, st->timing, 0);
@@ -324,9 +317,39 @@ static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg
   d->d.vkCmdDispatch(cb, plan.groups, 1, 1);
   if (timed)
     d->d.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, st->timing, 1);
-  /* the state and the buffers, made visible to the host's reads after the fence */
-  full_barrier(d, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_HOST_BIT,
-               VK_ACCESS_HOST_READ_BIT);
+  /* the state and the buffers, made visible to every later command and to the host's reads
+   * after the submit has ended */
+  full_barrier(d, cb, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+               VK_PIPELINE_STAGE_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_HOST_BIT,
+               VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT | VK_ACCESS_HOST_READ_BIT);
+}
+
+static const char *const pending_recorded =
+    "the state's launch recorded into your command buffer (wgs_launch_record_vulkan) has not been "
+    "reported: call wgs_state_result once your submit has completed";
+
+/* The table's launch: its own command buffer, submitted with a fence on the device's queue. */
+static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg,
+                      const wgs__launch_ctx *c, const wgs__launch_plan *pp, int *captured)
+{
+  wgs__vk_state *st = vst(pst);
+  wgs__vk_kernel *k = what;
+  wgs__vk_device *d = vdev(st->dev);
+  const char *kname = c->kname;
+  int rc;
+  (void)captured;
+  if (st->recorded) /* (ordering it against the user's submit is the user's to say) */
+    return wgs__fail(WGS_EINVAL, "wgs_launch: %s", pending_recorded);
+  unsigned slot = 0, push = 0;
+  if ((rc = pipeline(k, pp->local, cfg->state_arg, &slot, &push)) != WGS_OK)
+    return rc;
+  if (st->in_flight == WGS_VK_FLIGHTS && (rc = drain(st)) != WGS_OK)
+    return rc;
+  VkCommandBuffer cb;
+  if ((rc = wgs__vk_begin_once(d, &cb)) != WGS_OK)
+    return rc;
+  int timed = cfg->time_kernel && st->timing;
+  record(st, k, cfg, pp, slot, push, cb, timed);
   VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   VkFence fence;
   VkResult r = d->d.vkCreateFence(d->device, &fi, NULL, &fence);
@@ -343,7 +366,7 @@ static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg
     if (fence)
       d->d.vkDestroyFence(d->device, fence, NULL);
     return wgs__fail(WGS_EBACKEND, "kernel '%s' (%u groups x %zu): vkQueueSubmit failed: %s",
-                     kname, plan.groups, plan.local, wgs__vk_result_name(r));
+                     kname, pp->groups, pp->local, wgs__vk_result_name(r));
   }
   st->flight[st->in_flight++] = (wgs__vk_flight){cb, fence};
   st->timed = timed;
@@ -352,11 +375,92 @@ static int vk_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg
 
 const wgs__launch_via wgs__vk_launch = {vk_describe, vk_enqueue};
 
+/* ---- a launch recorded into the user's command buffer (wgsync_vulkan.h) ---------------------- */
+typedef struct {
+  wgs__vk_kernel *k;
+  VkCommandBuffer cb;
+} recorded_launch;
+
+static int rec_describe(wgs_state_t *st, void *what, wgs_launch_config *cfg, wgs__launch_ctx *c)
+{
+  int rc = vk_describe(st, ((recorded_launch *)what)->k, cfg, c);
+  c->who = "wgs_launch_record_vulkan";
+  return rc;
+}
+
+/* The commands, and the event the result waits for, on the user's command buffer; nothing is
+ * submitted. The event is reset here, on the host: the launch that last set it was reported, so
+ * its command buffer has completed. */
+static int rec_enqueue(wgs_state_t *pst, void *what, const wgs_launch_config *cfg,
+                       const wgs__launch_ctx *c, const wgs__launch_plan *pp, int *captured)
+{
+  wgs__vk_state *st = vst(pst);
+  recorded_launch *rl = what;
+  wgs__vk_device *d = vdev(st->dev);
+  (void)c;
+  (void)captured;
+  if (st->recorded)
+    return wgs__fail(WGS_EINVAL, "wgs_launch_record_vulkan: %s (one recorded launch per state "
+                                 "at a time)", pending_recorded);
+  int rc = drain(st); /* (the table's launches before it: their command buffers and fences) */
+  if (rc != WGS_OK)
+    return rc;
+  if (cfg->time_kernel)
+    return wgs__fail(WGS_EINVAL, "wgs_launch_record_vulkan: time_kernel is set, but the launch is "
+                                 "in your command buffer (time it with your own timestamps)");
+  unsigned slot = 0, push = 0;
+  if ((rc = pipeline(rl->k, pp->local, cfg->state_arg, &slot, &push)) != WGS_OK)
+    return rc;
+  if (!st->done) {
+    VkEventCreateInfo ei = {.sType = VK_STRUCTURE_TYPE_EVENT_CREATE_INFO};
+    WGS__VK(d->d.vkCreateEvent(d->device, &ei, NULL, &st->done), "vkCreateEvent");
+  } else {
+    WGS__VK(d->d.vkResetEvent(d->device, st->done), "vkResetEvent");
+  }
+  record(st, rl->k, cfg, pp, slot, push, rl->cb, 0);
+  d->d.vkCmdSetEvent(rl->cb, st->done, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  st->recorded = 1;
+  st->timed = 0;
+  return WGS_OK;
+}
+
+static const wgs__launch_via recorded_via = {rec_describe, rec_enqueue};
+
+int wgs_launch_record_vulkan(wgs_state_t *st, wgs_kernel_t *k, const wgs_launch_config *cfg,
+                             VkCommandBuffer cb)
+{
+  if (!st || !k || !cb)
+    return wgs__fail(WGS_EINVAL, "wgs_launch_record_vulkan: argument '%s' is NULL",
+                     !st ? "st" : !k ? "k" : "cb");
+  if (wgs__object(st)->ops != &wgs__vulkan_ops || wgs__object(k)->ops != &wgs__vulkan_ops)
+    return wgs__fail(WGS_EINVAL, "wgs_launch_record_vulkan: the %s is not on a Vulkan device",
+                     wgs__object(st)->ops != &wgs__vulkan_ops ? "state" : "kernel");
+  if (wgs__object(k)->dev != wgs__object(st)->dev)
+    return wgs__fail(WGS_EINVAL, "wgs_launch_record_vulkan: the kernel and the state belong to "
+                                 "different devices");
+  recorded_launch rl = {(wgs__vk_kernel *)(void *)k, cb};
+  wgs__state_head *h = wgs__state(st);
+  pthread_mutex_lock(&h->lock);
+  int rc = wgs__launch_via_locked(st, &recorded_via, &rl, cfg);
+  pthread_mutex_unlock(&h->lock);
+  return rc;
+}
+
 /* The result's words (src/device.h): after the state's launches end, from the mapped state. */
 int wgs__vk_result_words(wgs_state_t *pst, uint32_t *glob, double *kernel_us)
 {
   wgs__vk_state *st = vst(pst);
   wgs__vk_device *d = vdev(st->dev);
+  if (st->recorded) { /* the user's submit: its end is the event the launch sets */
+    VkResult r = d->d.vkGetEventStatus(d->device, st->done);
+    if (r == VK_EVENT_RESET)
+      return wgs__fail(WGS_EINVAL, "wgs_state_result: the launch recorded into your command "
+                                   "buffer has not completed (submit it, wait for your fence, "
+                                   "then ask; it stays pending)");
+    if (r != VK_EVENT_SET)
+      return wgs__vk_fail("vkGetEventStatus (the recorded launch)", r);
+    st->recorded = 0;
+  }
   int rc = drain(st);
   if (rc != WGS_OK) {
     wgs__fail(rc, "kernel '%s' (%u groups) failed: %s", st->log.last.kname, st->log.last.launched,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "vk_internal.h"
+#include "wgsync_vulkan.h"
 
 static wgs__vk_device *vdev(wgs_device_t *dev) { return (wgs__vk_device *)(void *)dev; }
 
@@ -82,16 +83,50 @@ void wgs__vk_buffer_release(wgs_buffer_t *pb)
 {
   wgs__vk_buffer *b = (wgs__vk_buffer *)(void *)pb;
   wgs_device_t *dev = b->dev;
-  wgs__vk_idle(vdev(dev)); /* a launch still running may use it */
-  wgs__vk_buffer_free(vdev(dev), b);
+  if (!b->wrapped) { /* (the user's: theirs to wait for and free) */
+    wgs__vk_idle(vdev(dev)); /* a launch still running may use it */
+    wgs__vk_buffer_free(vdev(dev), b);
+  }
   free(b);
   wgs__vk_dev_release(dev);
+}
+
+/* The user's storage buffer as a kernel argument (wgsync_vulkan.h). */
+int wgs_buffer_wrap_vulkan(wgs_device_t *dev, VkBuffer buffer, size_t bytes, wgs_buffer_t **out)
+{
+  if (!dev || !buffer || !out)
+    return wgs__fail(WGS_EINVAL, "wgs_buffer_wrap_vulkan: argument '%s' is NULL",
+                     !dev ? "dev" : !buffer ? "buffer" : "out");
+  *out = NULL;
+  if (wgs__head(dev)->ops != &wgs__vulkan_ops)
+    return wgs__fail(WGS_EINVAL, "wgs_buffer_wrap_vulkan: the device is not a Vulkan device");
+  if (bytes == 0)
+    return wgs__fail(WGS_EINVAL, "wgs_buffer_wrap_vulkan: bytes is 0 (expected the buffer's size)");
+  wgs__vk_buffer *b = calloc(1, sizeof *b);
+  if (!b)
+    return wgs__fail(WGS_ENOMEM, "wgs_buffer_wrap_vulkan: out of memory");
+  b->ops = &wgs__vulkan_ops;
+  b->dev = dev;
+  b->bytes = bytes;
+  b->buf = buffer;
+  b->wrapped = 1;
+  wgs__vk_dev_retain(dev);
+  *out = (wgs_buffer_t *)(void *)b;
+  return WGS_OK;
+}
+
+static int refuse_wrapped(const char *who)
+{
+  return wgs__fail(WGS_EINVAL, "%s: the buffer is your VkBuffer (wgs_buffer_wrap_vulkan), which "
+                               "wgsync does not map: copy it with your own commands", who);
 }
 
 /* Copies after every launch on the queue (the core checked the range). */
 int wgs__vk_buffer_write(wgs_buffer_t *pb, size_t off, size_t bytes, const void *src)
 {
   wgs__vk_buffer *b = (wgs__vk_buffer *)(void *)pb;
+  if (b->wrapped)
+    return refuse_wrapped("wgs_buffer_write");
   int rc = wgs__vk_idle(vdev(b->dev));
   if (rc == WGS_OK)
     memcpy((char *)b->map + off, src, bytes);
@@ -101,6 +136,8 @@ int wgs__vk_buffer_write(wgs_buffer_t *pb, size_t off, size_t bytes, const void 
 int wgs__vk_buffer_read(wgs_buffer_t *pb, size_t off, size_t bytes, void *dst)
 {
   wgs__vk_buffer *b = (wgs__vk_buffer *)(void *)pb;
+  if (b->wrapped)
+    return refuse_wrapped("wgs_buffer_read");
   int rc = wgs__vk_idle(vdev(b->dev));
   if (rc == WGS_OK)
     memcpy(dst, (const char *)b->map + off, bytes);
