@@ -16,31 +16,12 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
 import torch
 import triton
-import triton.language as tl
-from torch._inductor.runtime.triton_helpers import x_grid_barrier
 
 import wgsync.triton as wt
-
-
-@triton.jit
-def wgsync_rounds(state, out, rounds):
-    env = wt.discover(state)
-    if wt.participating(env) == 0:
-        return
-    for r in range(rounds):
-        env = wt.grid_barrier(env)
-    if wt.group_id(env) == 0:
-        tl.store(out, wt.num_groups(env))
-
-
-@triton.jit
-def inductor_rounds(sem, out, rounds):
-    for r in range(rounds):
-        x_grid_barrier(sem)
-    if tl.program_id(0) == 0:
-        tl.store(out, tl.num_programs(0))
+from triton_rounds import inductor_rounds, wgsync_rounds
 
 
 def gpu_us(fn):
