@@ -107,6 +107,16 @@ int app_cl_run(app_cl *c, app_form f, const app_reference *ref, app_run *r, char
                size_t errlen);
 void app_cl_destroy(app_cl *c);
 
+/* ---- Vulkan (apps/vulkan; present when built with the Vulkan backend: WGSYNC_APPS_VULKAN) ---
+ * bfs only (its GLSL kernels, apps/vulkan/bfs.comp); the other apps are refused by name. Forms:
+ * multi, persistent, fixed. */
+typedef struct app_vk app_vk;
+int app_vk_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_options *o,
+                  app_vk **out, char *err, size_t errlen);
+int app_vk_run(app_vk *c, app_form f, const app_reference *ref, app_run *r, char *err,
+               size_t errlen);
+void app_vk_destroy(app_vk *c);
+
 /* ---- CUDA (apps/cuda; present when built with CUDA) ---------------------------------------- */
 typedef struct app_cu app_cu;
 int app_cu_create(int device, const app_graph *g, app_id a, const app_options *o, app_cu **out,

@@ -2,7 +2,7 @@
  * wgsync app NAME --graph SPEC: one graph application (bfs, sssp, mis, color, bc) in several
  * forms side by side (Sorensen et al. 2016 §5.2-5.3): the host loop of kernels, the persistent kernel with
  * discovery, the persistent kernel with a hard-coded group count, and on CUDA also grid.sync()
- * and a CUDA graph with a WHILE node. Forms run interleaved (one run of each, repeated) after a
+ * and a CUDA graph with a WHILE node (on a Vulkan device: bfs, in the first three forms). Forms run interleaved (one run of each, repeated) after a
  * warm-up; every run is checked against the CPU reference; median, min and max are reported.
  */
 #include <stdlib.h>
@@ -83,6 +83,12 @@ int cmd_app(const cli_opts *o, cli_target *t)
                     "them)\n", cli_apps_missing(t));
     return 2;
   }
+  if (t->info.backend == WGS_BACKEND_VULKAN && a != APP_BFS) {
+    fprintf(stderr, "wgsync app: %s has OpenCL C and CUDA kernels only; on a Vulkan device wgsync "
+                    "runs bfs (run %s on an OpenCL or CUDA device: wgsync devices lists them)\n",
+            app_name(a), app_name(a));
+    return 2;
+  }
   app_form forms[APP_FORM_COUNT];
   int nforms;
   if (parse_forms(o->forms, t->cuda, forms, &nforms))
@@ -132,7 +138,15 @@ int cmd_app(const cli_opts *o, cli_target *t)
   }
   app_cl *cl = NULL;
   app_cu *cu = NULL;
-  if (t->cuda) {
+  app_vk *vk = NULL;
+  if (t->info.backend == WGS_BACKEND_VULKAN) {
+#ifdef WGSYNC_APPS_VULKAN
+    rc = app_vk_create(t->dev, &g, a, &ao, &vk, err, sizeof err);
+#else
+    rc = WGS_EUNSUPPORTED;
+    snprintf(err, sizeof err, "this wgsync was built without the Vulkan apps");
+#endif
+  } else if (t->cuda) {
 #ifdef WGSYNC_APPS_CUDA
     rc = app_cu_create(t->cuda_device, &g, a, &ao, &cu, err, sizeof err);
 #else
@@ -160,6 +174,11 @@ int cmd_app(const cli_opts *o, cli_target *t)
   for (uint32_t r = 0; r < warm + runs && !rc; ++r)
     for (int i = 0; i < nforms && !rc; ++i) {
       app_run run;
+#ifdef WGSYNC_APPS_VULKAN
+      if (vk)
+        rc = app_vk_run(vk, forms[i], &ref, &run, err, sizeof err);
+      else
+#endif
 #ifdef WGSYNC_APPS_CUDA
       rc = cu ? app_cu_run(cu, forms[i], &ref, &run, err, sizeof err)
               : app_cl_run(cl, forms[i], &ref, &run, err, sizeof err);
@@ -274,6 +293,9 @@ int cmd_app(const cli_opts *o, cli_target *t)
   app_cl_destroy(cl);
 #ifdef WGSYNC_APPS_CUDA
   app_cu_destroy(cu);
+#endif
+#ifdef WGSYNC_APPS_VULKAN
+  app_vk_destroy(vk);
 #endif
   app_reference_free(&ref);
   app_graph_free(&g);

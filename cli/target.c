@@ -34,8 +34,10 @@ void cli_target_close(cli_target *t)
 
 const char *cli_apps_missing(const cli_target *t)
 {
+#ifndef WGSYNC_APPS_VULKAN
   if (t->info.backend == WGS_BACKEND_VULKAN)
     return "the graph applications have OpenCL C and CUDA kernels, none for Vulkan devices";
+#endif
   if (t->info.backend == WGS_BACKEND_NULL)
     return "the graph applications have OpenCL C and CUDA kernels, none for the null backend's "
            "devices";
