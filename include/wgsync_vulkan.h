@@ -4,8 +4,9 @@
  * recorded into your command buffer, which you submit.
  *
  * Your device must have been created with what wgsync's shaders use (device/vulkan/wgsync.glsl):
- * Vulkan 1.2's vulkanMemoryModel (and vulkanMemoryModelDeviceScope where the device offers it),
- * shaderInt64, VK_KHR_shader_clock with shaderDeviceClock, and VK_KHR_push_descriptor. Vulkan
+ * Vulkan 1.2's vulkanMemoryModel, shaderInt64, VK_KHR_shader_clock with shaderDeviceClock, and
+ * VK_KHR_push_descriptor (your own shaders' Device-scope atomics need
+ * vulkanMemoryModelDeviceScope besides, as always). Vulkan
  * cannot be asked what a device was created with: wgs_device_wrap_vulkan checks the physical
  * device and the entry points it can load (a device without push descriptors is refused); the
  * features are your promise. wgsync never destroys your objects. Its own (a command pool, the

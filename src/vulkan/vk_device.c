@@ -398,7 +398,7 @@ int wgs_device_wrap_vulkan(PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkI
   d->queue = queue;
   pthread_mutex_init(&d->lock, NULL);
   if (!f->vkGetDeviceProcAddr || !f->vkGetPhysicalDeviceFeatures2) {
-    free(d);
+    wgs__vk_dev_release((wgs_device_t *)(void *)d);
     return wgs__fail(WGS_EINVAL, "wgs_device_wrap_vulkan: the instance gives no "
                                  "vkGetDeviceProcAddr or vkGetPhysicalDeviceFeatures2 (Vulkan 1.2 "
                                  "is needed)");
@@ -423,7 +423,8 @@ int wgs_device_wrap_vulkan(PFN_vkGetInstanceProcAddr get_instance_proc_addr, VkI
   d->queue_family = queue_family;
   describe(d->vk, physical_device, 0, &d->info);
   /* work-group scope barriers need the availability and visibility chains enabled, which the
-   * caller may not have done: device scope, which the memory model always allows */
+   * caller may not have done: the library's own queue-family scope (wgsync.glsl), which needs
+   * the memory model alone */
   d->group_scope = 0;
   d->vk->vkGetPhysicalDeviceMemoryProperties(physical_device, &d->mem);
   return finish(d, out);
