@@ -99,8 +99,8 @@ def main():
         # count, the published shape's last arrival, a replica's poll and the one count's poll
         # (loads), the combiner's shards (an RMW per lane). Triton turns an acquire add of 0
         # into a load and drops a load whose value is unused: a barrier without its acquire
-        # still passes a message-passing test whose reads bypass L1, and then plain loads after
-        # it read stale lines (the README's Jacobi did, on an H200).
+        # still passes a message-passing test whose reads bypass L1, while plain loads after it
+        # read stale lines.
         check(len(arrivals) >= 3 and len(loads_acq) >= 4 and len(rmw_acq) >= 1 and polls
               and not relaxed_adds,
               "grid barrier (num_warps=%d): %d release/acq_rel arrivals, %d acquire loads (4 "
