@@ -1,7 +1,9 @@
 /* Backend-neutral parts of the applications: names, options, CPU references and checks. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "apps.h"
 #include "kernels/app_status.h"
@@ -9,6 +11,19 @@
 static const char *const app_names[APP_COUNT] = {"bfs", "sssp", "mis", "color", "bc"};
 static const char *const form_names[APP_FORM_COUNT] = {"multi", "persistent", "fixed", "gridsync",
                                                        "graph"};
+
+double app_now_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int app_fail(int rc, char *err, size_t errlen, const char *what)
+{
+  snprintf(err, errlen, "%s: %s", what, wgs_last_error()[0] ? wgs_last_error() : wgs_strerror(rc));
+  return rc;
+}
 
 const char *app_name(app_id a) { return a < APP_COUNT ? app_names[a] : "?"; }
 const char *app_form_name(app_form f) { return f < APP_FORM_COUNT ? form_names[f] : "?"; }

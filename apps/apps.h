@@ -97,6 +97,11 @@ void app_reference_free(app_reference *r);
 int app_verify(const app_graph *g, const app_reference *r, const uint32_t *u32, const float *f32,
                char *summary, size_t slen, char *err, size_t errlen);
 
+/* The host's clock for a run's time (ms); and err filled as "what: the library's last error"
+ * (or the status's text), returning rc: what the OpenCL and Vulkan forms report with. */
+double app_now_ms(void);
+int app_fail(int rc, char *err, size_t errlen, const char *what);
+
 /* ---- OpenCL -------------------------------------------------------------------------------- */
 typedef struct app_cl app_cl;
 /* Builds the apps program (once per device and options) and uploads the graph. */

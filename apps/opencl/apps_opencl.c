@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../apps.h"
 #include "../kernels/app_status.h"
@@ -44,19 +43,6 @@ struct app_cl {
   uint32_t *out_u32;
   float *out_f32;
 };
-
-static double now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int fail(int rc, char *err, size_t errlen, const char *what)
-{
-  snprintf(err, errlen, "%s: %s", what, wgs_last_error()[0] ? wgs_last_error() : wgs_strerror(rc));
-  return rc;
-}
 
 static int cl_fail(app_cl *c, cl_int e, const char *call)
 {
@@ -141,7 +127,7 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   int rc = wgs_device_get_info(dev, &info);
   if (rc) {
     app_cl_destroy(c);
-    return fail(rc, err, errlen, "device info");
+    return app_fail(rc, err, errlen, "device info");
   }
   /* --balance auto on a CPU: per node. A CPU work-group runs its work-items in a loop, so one
    * long node does not hold up a SIMT group, and the balanced steps' search cost more (PoCL, 2
@@ -174,14 +160,14 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
       (nv && (rc = wgs_program_build(dev, wgs__apps_source, c->popts,
                                      o->checked ? WGS_BUILD_CHECKED : 0, &c->pprog)))) {
     app_cl_destroy(c);
-    return fail(rc, err, errlen, "building the applications' kernels");
+    return app_fail(rc, err, errlen, "building the applications' kernels");
   }
   for (int i = 0; i < K_MAX; ++i)
     if (kernel_names[a][i] &&
         (rc = wgs_kernel_create(i == K_PERSIST && c->pprog ? c->pprog : c->prog,
                                 kernel_names[a][i], &c->k[i]))) {
       app_cl_destroy(c);
-      return fail(rc, err, errlen, kernel_names[a][i]);
+      return app_fail(rc, err, errlen, kernel_names[a][i]);
     }
   size_t n4 = (size_t)g->n * 4;
   uint32_t zeros[4] = {0, 0, 0, 0};
@@ -189,7 +175,7 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
       (rc = buf(c, (size_t)g->m * 4, g->col, &c->col)) ||
       (rc = buf(c, (size_t)g->m * 4, g->w, &c->w)) || (rc = buf(c, 16, zeros, &c->flags))) {
     app_cl_destroy(c);
-    return fail(rc, err, errlen, "uploading the graph");
+    return app_fail(rc, err, errlen, "uploading the graph");
   }
   int nu = a == APP_SSSP ? 3 : 1, nf = a == APP_BC ? 3 : 0;
   for (int i = 0; i < nu && !rc; ++i)
@@ -207,7 +193,7 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   }
   if (rc) {
     app_cl_destroy(c);
-    return fail(rc, err, errlen, "allocating the application's arrays");
+    return app_fail(rc, err, errlen, "allocating the application's arrays");
   }
   uint32_t cap = wgs_default_groups(dev, c->local);
   if (o->fixed_groups > cap)
@@ -217,7 +203,7 @@ int app_cl_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
    * each form measured as a program repeating its launch would run it. */
   if ((rc = wgs_state_create(dev, cap, &c->st)) || (rc = wgs_state_create(dev, cap, &c->st_fixed))) {
     app_cl_destroy(c);
-    return fail(rc, err, errlen, "wgsync state");
+    return app_fail(rc, err, errlen, "wgsync state");
   }
   *out = c;
   return 0;
@@ -392,12 +378,12 @@ static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_
   snprintf(opts, sizeof opts, "-D WGS_CHECK_MISUSE=0 %s", c->popts); /* the kernel's occupancy */
   if (!c->probe_prog &&
       (rc = wgs_program_build(c->dev, wgs__apps_source, opts, WGS_BUILD_CHECKED, &c->probe_prog)))
-    return fail(rc, err, errlen, "building the checked probe of --fixed-groups");
+    return app_fail(rc, err, errlen, "building the checked probe of --fixed-groups");
   if (!c->probe_k && (rc = wgs_kernel_create(c->probe_prog, kernel_names[c->app][K_PERSIST],
                                              &c->probe_k)))
-    return fail(rc, err, errlen, "the checked probe's kernel");
+    return app_fail(rc, err, errlen, "the checked probe's kernel");
   if ((rc = persistent_args(c, c->probe_k)))
-    return fail(rc, err, errlen, "setting the checked probe's arguments");
+    return app_fail(rc, err, errlen, "setting the checked probe's arguments");
   wgs_launch_result res;
   rc = wgs_launch(c->st_fixed, c->probe_k, cfg, &res);
   if (rc == WGS_EDEADLOCK) {
@@ -409,7 +395,7 @@ static int probe_fixed(app_cl *c, const wgs_launch_config *cfg, char *err, size_
     return rc;
   }
   if (rc)
-    return fail(rc, err, errlen, "checked probe of --fixed-groups");
+    return app_fail(rc, err, errlen, "checked probe of --fixed-groups");
   c->probed = 1;
   return 0;
 }
@@ -419,7 +405,7 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
   wgs_kernel_t *k = c->k[K_PERSIST];
   int rc = persistent_args(c, k);
   if (rc)
-    return fail(rc, err, errlen, "setting the persistent kernel's arguments");
+    return app_fail(rc, err, errlen, "setting the persistent kernel's arguments");
   wgs_launch_config cfg;
   wgs_launch_config_init(&cfg);
   cfg.local_size = c->local;
@@ -442,18 +428,18 @@ static int run_persistent(app_cl *c, int fixed, app_run *r, char *err, size_t er
       return rc;
   }
   wgs_launch_result res;
-  double t0 = now_ms();
+  double t0 = app_now_ms();
   rc = wgs_launch(fixed ? c->st_fixed : c->st, k, &cfg, &res);
-  r->ms = now_ms() - t0;
+  r->ms = app_now_ms() - t0;
   if (rc)
-    return fail(rc, err, errlen, fixed ? "fixed-occupancy launch" : "persistent launch");
+    return app_fail(rc, err, errlen, fixed ? "fixed-occupancy launch" : "persistent launch");
   r->launches = 1;
   r->groups = res.participants;
   if (!fixed)
     c->discovered = res.participants;
   uint32_t trips = 0;
   if ((rc = wgs_buffer_read(c->flags, 12, 4, &trips)))
-    return fail(rc, err, errlen, "reading the step count");
+    return app_fail(rc, err, errlen, "reading the step count");
   r->steps = trips;
   return 0;
 }
@@ -464,10 +450,10 @@ int app_cl_run(app_cl *c, app_form f, const app_reference *ref, app_run *r, char
   memset(r, 0, sizeof *r);
   int rc;
   if (f == APP_FORM_MULTI) {
-    double t0 = now_ms();
+    double t0 = app_now_ms();
     c->msg[0] = 0;
     rc = run_multi(c, r);
-    r->ms = now_ms() - t0;
+    r->ms = app_now_ms() - t0;
     if (rc) {
       snprintf(err, errlen, "multi-kernel host loop: %s",
                c->msg[0] ? c->msg : wgs_last_error()[0] ? wgs_last_error() : wgs_strerror(rc));
@@ -491,7 +477,7 @@ int app_cl_run(app_cl *c, app_form f, const app_reference *ref, app_run *r, char
   wgs_buffer_t *res = c->app == APP_BC ? c->f[2] : c->u[0];
   if ((rc = wgs_buffer_read(res, 0, (size_t)c->g->n * 4,
                             c->app == APP_BC ? (void *)c->out_f32 : (void *)c->out_u32)))
-    return fail(rc, err, errlen, "reading the result");
+    return app_fail(rc, err, errlen, "reading the result");
   if ((rc = app_verify(c->g, ref, c->out_u32, c->out_f32, r->summary, sizeof r->summary, err, errlen))) {
     char tmp[512];
     snprintf(tmp, sizeof tmp, "%s (%s form): wrong result: %s", app_name(c->app), app_form_name(f), err);

@@ -6,11 +6,9 @@
  * applications' steps exist as C for OpenCL C and CUDA only (apps/kernels/app_steps.h): on a
  * Vulkan device they are refused by name.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../apps.h"
 
@@ -38,19 +36,6 @@ struct app_vk {
   uint32_t discovered; /* participants of the last persistent run */
   uint32_t *out;
 };
-
-static double now_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int fail(int rc, char *err, size_t errlen, const char *what)
-{
-  snprintf(err, errlen, "%s: %s", what, wgs_last_error()[0] ? wgs_last_error() : wgs_strerror(rc));
-  return rc;
-}
 
 void app_vk_destroy(app_vk *c)
 {
@@ -93,7 +78,7 @@ int app_vk_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   }
   app_vk *c = calloc(1, sizeof *c);
   if (!c)
-    return fail(WGS_ENOMEM, err, errlen, "out of memory");
+    return app_fail(WGS_ENOMEM, err, errlen, "out of memory");
   c->dev = dev;
   c->g = g;
   c->o = *o;
@@ -117,7 +102,7 @@ int app_vk_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   }
   if (rc) {
     app_vk_destroy(c);
-    return fail(rc, err, errlen, "building bfs's Vulkan kernels");
+    return app_fail(rc, err, errlen, "building bfs's Vulkan kernels");
   }
   uint32_t zero[4] = {0, 0, 0, 0};
   if (!(c->out = malloc((size_t)g->n * 4)) ||
@@ -126,7 +111,7 @@ int app_vk_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
       (rc = upload(c, (size_t)g->n * 4, NULL, &c->level)) ||
       (rc = upload(c, sizeof zero, zero, &c->flags))) {
     app_vk_destroy(c);
-    return fail(rc ? rc : WGS_ENOMEM, err, errlen, "uploading the graph");
+    return app_fail(rc ? rc : WGS_ENOMEM, err, errlen, "uploading the graph");
   }
   /* the host loop launches a work-item per node; the persistent forms no more than run at once */
   uint32_t wide = (uint32_t)((g->n + c->local - 1) / c->local);
@@ -134,7 +119,7 @@ int app_vk_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   c->capacity = wide > fits ? wide : fits;
   if ((rc = wgs_state_create(dev, c->capacity, &c->st))) {
     app_vk_destroy(c);
-    return fail(rc, err, errlen, "the protocol state");
+    return app_fail(rc, err, errlen, "the protocol state");
   }
   for (int i = 0; i < K_MAX && !rc; ++i) {
     wgs_kernel_t *k = c->k[i];
@@ -148,7 +133,7 @@ int app_vk_create(wgs_device_t *dev, const app_graph *g, app_id a, const app_opt
   }
   if (rc) {
     app_vk_destroy(c);
-    return fail(rc, err, errlen, "setting bfs's arguments");
+    return app_fail(rc, err, errlen, "setting bfs's arguments");
   }
   *out = c;
   return 0;
@@ -176,13 +161,13 @@ static int run_multi(app_vk *c, app_run *r, char *err, size_t errlen)
   wgs_launch_result res;
   int rc = wgs_launch(c->st, c->k[K_INIT], &cfg, &res);
   if (rc)
-    return fail(rc, err, errlen, "the init kernel");
+    return app_fail(rc, err, errlen, "the init kernel");
   r->launches = 1;
   uint32_t go = 1, zero = 0;
   for (uint32_t d = 0; go; ++d) {
     if ((rc = wgs_buffer_write(c->flags, 0, 4, &zero)) || (rc = set_u32(c->k[K_STEP], ARG_DEPTH, d)) ||
         (rc = wgs_launch(c->st, c->k[K_STEP], &cfg, &res)) || (rc = wgs_buffer_read(c->flags, 0, 4, &go)))
-      return fail(rc, err, errlen, "a level of the host loop");
+      return app_fail(rc, err, errlen, "a level of the host loop");
     r->launches++;
     r->steps++;
   }
@@ -203,13 +188,13 @@ static int run_persistent(app_vk *c, int fixed, app_run *r, char *err, size_t er
   wgs_launch_result res;
   int rc = wgs_launch(c->st, c->k[K_PERSIST], &cfg, &res);
   if (rc)
-    return fail(rc, err, errlen, fixed ? "fixed-occupancy launch" : "persistent launch");
+    return app_fail(rc, err, errlen, fixed ? "fixed-occupancy launch" : "persistent launch");
   r->launches = 1;
   r->groups = res.participants;
   if (!fixed)
     c->discovered = res.participants;
   if ((rc = wgs_buffer_read(c->flags, 12, 4, &r->steps)))
-    return fail(rc, err, errlen, "reading the step count");
+    return app_fail(rc, err, errlen, "reading the step count");
   return 0;
 }
 
@@ -217,7 +202,7 @@ int app_vk_run(app_vk *c, app_form f, const app_reference *ref, app_run *r, char
 {
   memset(r, 0, sizeof *r);
   int rc;
-  double t0 = now_ms();
+  double t0 = app_now_ms();
   if (f == APP_FORM_MULTI) {
     rc = run_multi(c, r, err, errlen);
   } else if (f == APP_FORM_PERSISTENT || f == APP_FORM_FIXED) {
@@ -225,18 +210,18 @@ int app_vk_run(app_vk *c, app_form f, const app_reference *ref, app_run *r, char
       app_run warm; /* the hard-coded count is what discovery finds: run it once first */
       if ((rc = run_persistent(c, 0, &warm, err, errlen)))
         return rc;
-      t0 = now_ms();
+      t0 = app_now_ms();
     }
     rc = run_persistent(c, f == APP_FORM_FIXED, r, err, errlen);
   } else {
     snprintf(err, errlen, "form '%s' exists only on CUDA", app_form_name(f));
     return WGS_EUNSUPPORTED;
   }
-  r->ms = now_ms() - t0;
+  r->ms = app_now_ms() - t0;
   if (rc)
     return rc;
   if ((rc = wgs_buffer_read(c->level, 0, (size_t)c->g->n * 4, c->out)))
-    return fail(rc, err, errlen, "reading the result");
+    return app_fail(rc, err, errlen, "reading the result");
   if ((rc = app_verify(c->g, ref, c->out, NULL, r->summary, sizeof r->summary, err, errlen))) {
     char tmp[512];
     snprintf(tmp, sizeof tmp, "bfs (%s form): wrong result: %s", app_form_name(f), err);

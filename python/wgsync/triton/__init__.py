@@ -25,9 +25,8 @@ first argument. Discovery then finds the programs that really run at once, whate
 the GPU; the rest leave at once. No cooperative launch and no host reset between launches:
 launches on one Grid, back to back or replayed from a CUDA graph, need nothing in between.
 """
-import ctypes
 
-from .._abi import WgsyncError, _invalid
+from .._abi import _invalid
 from ..device import Device
 from ._device import (MAX, MIN, SUM, discover, grid_arrive, grid_arrive_reduce, grid_barrier,
                       grid_barrier_or, grid_reduce, grid_wait, grid_wait_reduce, group_id,
